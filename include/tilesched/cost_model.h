@@ -1,0 +1,127 @@
+// The cost model (SPEC.md sections 4-7): modes, the small pure pieces of a step's cost, and
+// CostModel, which costs one configured subgraph given what is resident when it starts.
+//
+// Entry points: CostModes (the three switches of SPEC.md section 7), the pure functions
+// SpatialFactor / ProportionalFactor / ReductionFactor / StepLatency / TileBuffers,
+// CostModel::CheckGranularity (rules 3.4 and 7b) and CostModel::Cost (rule 3.8 and the full
+// latency with its breakdown). Whole schedules are judged by Evaluate() in evaluate.h.
+//
+// Cost() does not walk every step: steps that are identical up to position are costed once
+// and multiplied (SPEC.md section 9). Tiles fall into a few classes (clipped or not in each
+// dimension; same row / column as the tile before), and inside a tile the k-steps fall into
+// runs between the points where a split root finishes or a slice is clipped.
+#ifndef TILESCHED_COST_MODEL_H_
+#define TILESCHED_COST_MODEL_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tilesched/demand.h"
+#include "tilesched/problem.h"
+#include "tilesched/schedule.h"
+#include "tilesched/status.h"
+
+namespace tilesched {
+
+// SPEC.md section 7; the defaults reproduce the contest's published results.
+enum class Rules { kContest, kAlgebra };
+enum class MatmulReduction { kFullK, kNativeK };
+enum class KLimit { kNative, kReduction };
+
+struct CostModes {
+  Rules rules = Rules::kContest;
+  MatmulReduction matmul_reduction = MatmulReduction::kFullK;
+  KLimit k_limit = KLimit::kNative;
+  bool operator==(const CostModes&) const = default;
+};
+
+const char* RulesName(Rules rules);
+const char* MatmulReductionName(MatmulReduction mode);
+const char* KLimitName(KLimit mode);
+// "rules=contest matmul_reduction=full_k k_limit=native"
+std::string ModesString(const CostModes& modes);
+Result<Rules> ParseRules(const std::string& text);
+Result<MatmulReduction> ParseMatmulReduction(const std::string& text);
+Result<KLimit> ParseKLimit(const std::string& text);
+
+// --- Pure pieces of one step's cost (SPEC.md section 5) -------------------------------------
+
+// A spatial dimension pays whole native tiles: ceil(d / native).
+inline double SpatialFactor(int64_t d, int64_t native) {
+  return static_cast<double>((d + native - 1) / native);
+}
+// A proportional dimension (k-slice or full reduction) pays exactly d / native.
+inline double ProportionalFactor(int64_t d, int64_t native) {
+  return static_cast<double>(d) / static_cast<double>(native);
+}
+// Reduction factor of a MatMul computing `length` of its reduction K.
+//   full_k: base_cost covers all of K, so a slice pays length / K (an inner MatMul: 1).
+//   native_k: base_cost covers one native k-slice, so it pays length / native_k.
+inline double ReductionFactor(MatmulReduction mode, int64_t length, int64_t k_extent,
+                              int64_t native_k) {
+  return mode == MatmulReduction::kFullK
+             ? static_cast<double>(length) / static_cast<double>(k_extent)
+             : static_cast<double>(length) / static_cast<double>(native_k);
+}
+// Roofline: a step takes the longer of its compute and its slow-memory traffic.
+inline double StepLatency(double compute, int64_t load, int64_t store, double bandwidth) {
+  const double memory = static_cast<double>(load + store) / bandwidth;
+  return compute > memory ? compute : memory;
+}
+// Tile-sized buffers a step holds (SPEC.md sections 6 and 7a).
+inline int64_t TileBuffers(Rules rules, int64_t sinks_not_retained,
+                           int64_t roots_not_retained, int64_t nonsink_roots_not_retained) {
+  if (rules == Rules::kContest) return sinks_not_retained + nonsink_roots_not_retained;
+  return sinks_not_retained > roots_not_retained ? sinks_not_retained : roots_not_retained;
+}
+
+// --- Breakdown of one subgraph ---------------------------------------------------------------
+
+struct SubgraphCost {
+  double latency = 0;       // sum of step latencies
+  double compute_time = 0;  // sum of step compute
+  double memory_time = 0;   // sum of step (load + store) / bandwidth
+  int64_t steps = 0;
+  int64_t compute_bound_steps = 0;  // compute >= memory time
+  int64_t memory_bound_steps = 0;
+  int64_t loaded = 0;  // elements read from slow memory
+  int64_t stored = 0;  // elements written to slow memory
+  int64_t tiles = 0;
+  int64_t k_steps = 0;  // steps per tile
+  int64_t peak_working_set = 0;
+  int64_t peak_tile = 0;    // tile id of the first step reaching the peak
+  int64_t peak_k_step = 0;  // 0-based k-step of that step
+};
+
+class CostModel {
+ public:
+  CostModel(const Problem& problem, CostModes modes) : problem_(&problem), modes_(modes) {}
+
+  const Problem& problem() const { return *problem_; }
+  const CostModes& modes() const { return modes_; }
+
+  // Rule 3.4 (tile and k bounds) and, under rules=contest, 7b (a Pointwise op read along a
+  // reduction axis covers that axis in one tile).
+  Status CheckGranularity(const SubgraphPlan& plan, const Granularity& g) const;
+
+  // Number of k-steps per tile: max over split roots of ceil(K / k), 1 without split roots.
+  int64_t KSteps(const SubgraphPlan& plan, const Granularity& g) const;
+
+  // Latency and breakdown of `plan` at granularity `g` (already checked), visiting tiles in
+  // `traversal` (empty = raster; already validated), retaining `retained` (sorted tensor ids
+  // produced inside) while `resident` (sorted tensor ids retained by the previous subgraph) is
+  // in fast memory. Fails when the working set exceeds capacity, naming the first step.
+  Result<SubgraphCost> Cost(const SubgraphPlan& plan, const Granularity& g,
+                            const std::vector<int64_t>& traversal, std::span<const int> retained,
+                            std::span<const int> resident) const;
+
+ private:
+  const Problem* problem_;
+  CostModes modes_;
+};
+
+}  // namespace tilesched
+
+#endif  // TILESCHED_COST_MODEL_H_

@@ -1,0 +1,455 @@
+// CostModel: exact subgraph latency with repeated steps costed once (SPEC.md sections 4-6, 9).
+#include "tilesched/cost_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <map>
+#include <tuple>
+
+#include "tilesched/grid.h"
+
+namespace tilesched {
+
+const char* RulesName(Rules rules) { return rules == Rules::kContest ? "contest" : "algebra"; }
+const char* MatmulReductionName(MatmulReduction mode) {
+  return mode == MatmulReduction::kFullK ? "full_k" : "native_k";
+}
+const char* KLimitName(KLimit mode) { return mode == KLimit::kNative ? "native" : "reduction"; }
+
+std::string ModesString(const CostModes& modes) {
+  return std::string("rules=") + RulesName(modes.rules) +
+         " matmul_reduction=" + MatmulReductionName(modes.matmul_reduction) +
+         " k_limit=" + KLimitName(modes.k_limit);
+}
+
+Result<Rules> ParseRules(const std::string& text) {
+  if (text == "contest") return Rules::kContest;
+  if (text == "algebra") return Rules::kAlgebra;
+  return Status::Error("rules must be 'contest' or 'algebra', got '" + text + "'");
+}
+Result<MatmulReduction> ParseMatmulReduction(const std::string& text) {
+  if (text == "full_k") return MatmulReduction::kFullK;
+  if (text == "native_k") return MatmulReduction::kNativeK;
+  return Status::Error("matmul_reduction must be 'full_k' or 'native_k', got '" + text + "'");
+}
+Result<KLimit> ParseKLimit(const std::string& text) {
+  if (text == "native") return KLimit::kNative;
+  if (text == "reduction") return KLimit::kReduction;
+  return Status::Error("k_limit must be 'native' or 'reduction', got '" + text + "'");
+}
+
+Status CostModel::CheckGranularity(const SubgraphPlan& plan, const Granularity& g) const {
+  const Hardware& hw = problem_->hardware();
+  if (g.w < 1 || g.w > hw.native_w) {
+    return Status::Error("tile width w=" + std::to_string(g.w) + " is outside [1, " +
+                         std::to_string(hw.native_w) + "] (rule 3.4)");
+  }
+  if (g.h < 1 || g.h > hw.native_h) {
+    return Status::Error("tile height h=" + std::to_string(g.h) + " is outside [1, " +
+                         std::to_string(hw.native_h) + "] (rule 3.4)");
+  }
+  if (!plan.split_roots().empty()) {
+    if (g.k < 1) return Status::Error("k=" + std::to_string(g.k) + " must be at least 1 (rule 3.4)");
+    if (modes_.k_limit == KLimit::kNative && g.k > hw.native_k()) {
+      return Status::Error("k=" + std::to_string(g.k) + " is above native k " +
+                           std::to_string(hw.native_k()) + " (rule 3.4; k_limit=native)");
+    }
+    for (size_t i = 0; i < plan.split_roots().size(); ++i) {
+      if (g.k > plan.root_extents()[i]) {
+        return Status::Error("k=" + std::to_string(g.k) + " is above the reduction K=" +
+                             std::to_string(plan.root_extents()[i]) + " of split root op " +
+                             std::to_string(plan.split_roots()[i]) + " (rule 3.4)");
+      }
+    }
+  }
+  if (modes_.rules == Rules::kContest) {
+    for (const ReductionPointwise& pw : plan.reduction_pointwise()) {
+      const Tensor& out = problem_->tensor(problem_->op(pw.op).output);
+      if (pw.proportional_cols && g.w < out.width) {
+        return Status::Error("op " + std::to_string(pw.op) +
+                             " (Pointwise) is read along a reduction axis, so its tile must "
+                             "cover all " + std::to_string(out.width) + " columns, but w=" +
+                             std::to_string(g.w) + " (rules=contest, SPEC 7b)");
+      }
+      if (pw.proportional_rows && g.h < out.height) {
+        return Status::Error("op " + std::to_string(pw.op) +
+                             " (Pointwise) is read along a reduction axis, so its tile must "
+                             "cover all " + std::to_string(out.height) + " rows, but h=" +
+                             std::to_string(g.h) + " (rules=contest, SPEC 7b)");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+int64_t CostModel::KSteps(const SubgraphPlan& plan, const Granularity& g) const {
+  int64_t n = 1;
+  for (int64_t extent : plan.root_extents()) n = std::max(n, CeilDiv(extent, g.k));
+  return n;
+}
+
+namespace {
+
+// One external tensor slice, made concrete for a step.
+struct ConcreteSlice {
+  int tensor;
+  int64_t r0, r1, c0, c1;
+  int64_t size() const { return (r1 - r0) * (c1 - c0); }
+  auto operator<=>(const ConcreteSlice&) const = default;
+};
+
+struct ConcreteCompute {
+  int op;
+  bool accumulate;
+  int64_t r0, r1, c0, c1;
+  double cost;
+  auto Key() const { return std::tie(op, accumulate, r0, r1, c0, c1); }
+};
+
+struct StepResult {
+  double compute = 0;
+  int64_t load = 0;
+  int64_t store = 0;
+  int64_t working_set = 0;
+};
+
+// Sums over a run of steps.
+struct Totals {
+  double latency = 0, compute = 0, memory = 0;
+  int64_t steps = 0, compute_bound = 0, memory_bound = 0, loaded = 0, stored = 0;
+  int64_t peak_ws = -1, peak_j = 0;  // first k-step reaching the peak
+  int64_t first_bad_j = -1;          // first k-step over capacity
+  int64_t first_bad_ws = 0;          // its working set
+
+  void Add(const StepResult& s, int64_t j, int64_t count, double bandwidth, int64_t capacity) {
+    const double c = static_cast<double>(count);
+    const double memory_time = static_cast<double>(s.load + s.store) / bandwidth;
+    latency += c * std::max(s.compute, memory_time);
+    compute += c * s.compute;
+    memory += c * memory_time;
+    steps += count;
+    (s.compute >= memory_time ? compute_bound : memory_bound) += count;
+    loaded += count * s.load;
+    stored += count * s.store;
+    if (s.working_set > peak_ws) {
+      peak_ws = s.working_set;
+      peak_j = j;
+    }
+    if (s.working_set > capacity && first_bad_j < 0) {
+      first_bad_j = j;
+      first_bad_ws = s.working_set;
+    }
+  }
+};
+
+class StepEvaluator {
+ public:
+  StepEvaluator(const Problem& problem, const CostModes& modes, const SubgraphPlan& plan,
+                const Granularity& g, std::span<const int> retained, std::span<const int> resident)
+      : problem_(problem),
+        modes_(modes),
+        plan_(plan),
+        grid_(plan.width(), plan.height(), g.w, g.h),
+        k_(g.k) {
+    const Hardware& hw = problem.hardware();
+    native_w_ = hw.native_w;
+    native_h_ = hw.native_h;
+    bandwidth_ = hw.slow_memory_bandwidth;
+    capacity_ = hw.fast_memory_capacity;
+    auto is_resident = [&](int t) { return std::binary_search(resident.begin(), resident.end(), t); };
+    auto is_retained = [&](int t) { return std::binary_search(retained.begin(), retained.end(), t); };
+    groups_.push_back(&plan.last_group());
+    for (const DemandGroup& group : plan.root_groups()) groups_.push_back(&group);
+    for (const DemandGroup* group : groups_) {
+      std::vector<SliceDemand> live;
+      for (const SliceDemand& s : group->slices) {
+        if (!is_resident(s.tensor)) live.push_back(s);
+      }
+      live_slices_.push_back(std::move(live));
+    }
+    n_k_ = 1;
+    for (int64_t extent : plan.root_extents()) {
+      root_steps_.push_back(CeilDiv(extent, k_));
+      n_k_ = std::max(n_k_, root_steps_.back());
+    }
+    for (int t : resident) fixed_ws_ += problem.tensor(t).size();
+    for (int t : retained) fixed_ws_ += problem.tensor(t).size();
+    int64_t sinks_kept = 0, sinks_written = 0, roots_kept = 0, nonsink_roots_kept = 0;
+    for (int t : plan.sinks()) {
+      if (!is_retained(t)) ++sinks_kept;
+      if (!is_retained(t) || problem.is_graph_output(t)) ++sinks_written;
+    }
+    for (size_t i = 0; i < plan.split_roots().size(); ++i) {
+      if (is_retained(problem.op(plan.split_roots()[i]).output)) continue;
+      ++roots_kept;
+      if (!plan.root_is_sink()[i]) ++nonsink_roots_kept;
+    }
+    buffers_ = TileBuffers(modes.rules, sinks_kept, roots_kept, nonsink_roots_kept);
+    sinks_written_ = sinks_written;
+  }
+
+  const Grid& grid() const { return grid_; }
+  int64_t n_k() const { return n_k_; }
+  double bandwidth() const { return bandwidth_; }
+  int64_t capacity() const { return capacity_; }
+
+  // Concrete slices (sorted, distinct, not resident) and compute time of step (r, c, j).
+  void Step(int64_t r, int64_t c, int64_t j, std::vector<ConcreteSlice>* slices, double* compute) {
+    slices->clear();
+    computes_.clear();
+    const Interval rows = grid_.RowInterval(r), cols = grid_.ColInterval(c);
+    for (size_t gi = 0; gi < groups_.size(); ++gi) {
+      const bool active = gi == 0 ? j == n_k_ - 1 : j < root_steps_[gi - 1];
+      if (!active) continue;
+      for (const SliceDemand& s : live_slices_[gi]) {
+        const Tensor& t = problem_.tensor(s.tensor);
+        const Interval ri = Concrete(s.rows, rows, j, t.height);
+        const Interval ci = Concrete(s.cols, cols, j, t.width);
+        slices->push_back({s.tensor, ri.begin, ri.end, ci.begin, ci.end});
+      }
+      for (const ComputeDemand& d : groups_[gi]->computes) {
+        computes_.push_back(ComputeOf(d, rows, cols, j));
+      }
+    }
+    std::sort(slices->begin(), slices->end());
+    slices->erase(std::unique(slices->begin(), slices->end()), slices->end());
+    // Distinct (op, region) pairs; a region demanded with different dimension kinds is computed
+    // once, at the larger (padded) cost.
+    std::sort(computes_.begin(), computes_.end(),
+              [](const ConcreteCompute& a, const ConcreteCompute& b) { return a.Key() < b.Key(); });
+    double total = 0;
+    for (size_t i = 0; i < computes_.size();) {
+      double cost = computes_[i].cost;
+      size_t next = i + 1;
+      while (next < computes_.size() && computes_[next].Key() == computes_[i].Key()) {
+        cost = std::max(cost, computes_[next].cost);
+        ++next;
+      }
+      total += cost;
+      i = next;
+    }
+    *compute = total;
+  }
+
+  // Loads, stores and working set of step (r, c, j) given its slices and the previous step's.
+  StepResult Finish(int64_t r, int64_t c, int64_t j, const std::vector<ConcreteSlice>& current,
+                    const std::vector<ConcreteSlice>* previous, double compute) const {
+    StepResult out;
+    out.compute = compute;
+    const int64_t tile_area = grid_.RowInterval(r).length() * grid_.ColInterval(c).length();
+    int64_t slice_total = 0;
+    auto prev = previous ? previous->begin() : current.end();
+    const auto prev_end = previous ? previous->end() : current.end();
+    for (const ConcreteSlice& s : current) {
+      slice_total += s.size();
+      while (prev != prev_end && *prev < s) ++prev;
+      if (prev == prev_end || !(*prev == s)) out.load += s.size();
+    }
+    out.working_set = slice_total + fixed_ws_ + buffers_ * tile_area;
+    if (j == n_k_ - 1) out.store = sinks_written_ * tile_area;
+    return out;
+  }
+
+  // The k-step j at which k-slice j covers exactly tile row r (or -1). Only plans that demand
+  // one tensor both by tile rows and by k-slice rows can see such a coincidence.
+  int64_t RowCoincidence(int64_t r) const {
+    return plan_.mixed_rows() ? Coincidence(grid_.RowInterval(r), grid_.height()) : -1;
+  }
+  int64_t ColCoincidence(int64_t c) const {
+    return plan_.mixed_cols() ? Coincidence(grid_.ColInterval(c), grid_.width()) : -1;
+  }
+
+  // Sum over k-steps 1..n_k-1 of tile (r, c). Steps between the special points (a root's last
+  // slice and the step after it, a coincidence and the step after it, the first and last) are
+  // identical, so each run is costed once.
+  Totals WithinTile(int64_t r, int64_t c) {
+    Totals totals;
+    if (n_k_ == 1) return totals;
+    std::vector<int64_t> special = {1, n_k_ - 1};
+    for (int64_t n : root_steps_) {
+      special.push_back(n - 1);
+      special.push_back(n);
+    }
+    for (int64_t x : {RowCoincidence(r), ColCoincidence(c)}) {
+      if (x >= 0) {
+        special.push_back(x);
+        special.push_back(x + 1);
+      }
+    }
+    std::sort(special.begin(), special.end());
+    special.erase(std::unique(special.begin(), special.end()), special.end());
+    int64_t next_unvisited = 1;
+    for (int64_t s : special) {
+      if (s < 1 || s > n_k_ - 1) continue;
+      if (next_unvisited < s) {
+        AddStep(r, c, next_unvisited, s - next_unvisited, &totals);
+      }
+      AddStep(r, c, s, 1, &totals);
+      next_unvisited = s + 1;
+    }
+    assert(next_unvisited == n_k_);
+    return totals;
+  }
+
+  // The first step of tile (r, c) after tile (pr, pc) (pr < 0: the subgraph's first step).
+  StepResult FirstStep(int64_t r, int64_t c, int64_t pr, int64_t pc) {
+    double compute = 0;
+    Step(r, c, 0, &current_, &compute);
+    if (pr < 0) return Finish(r, c, 0, current_, nullptr, compute);
+    double unused = 0;
+    Step(pr, pc, n_k_ - 1, &previous_, &unused);
+    return Finish(r, c, 0, current_, &previous_, compute);
+  }
+
+ private:
+  Interval Concrete(DimKind kind, Interval tile, int64_t j, int64_t extent) const {
+    switch (kind) {
+      case DimKind::kTile:
+        return tile;
+      case DimKind::kSlice:
+        assert(j * k_ < extent);
+        return SliceInterval(j, k_, extent);
+      case DimKind::kFull:
+        break;
+    }
+    return {0, extent};
+  }
+
+  double Factor(DimKind kind, int64_t length, int64_t native) const {
+    return kind == DimKind::kTile ? SpatialFactor(length, native) : ProportionalFactor(length, native);
+  }
+
+  ConcreteCompute ComputeOf(const ComputeDemand& d, Interval rows, Interval cols, int64_t j) const {
+    const Op& op = problem_.op(d.op);
+    const Tensor& out = problem_.tensor(op.output);
+    const Interval ri = Concrete(d.rows, rows, j, out.height);
+    const Interval ci = Concrete(d.cols, cols, j, out.width);
+    double cost = op.base_cost * Factor(d.rows, ri.length(), native_h_) *
+                  Factor(d.cols, ci.length(), native_w_);
+    if (op.type == OpType::kMatMul) {
+      const int64_t k_extent = problem_.reduction_extent(d.op);
+      const int64_t length = d.accumulate ? SliceInterval(j, k_, k_extent).length() : k_extent;
+      cost *= ReductionFactor(modes_.matmul_reduction, length, k_extent,
+                              problem_.hardware().native_k());
+    }
+    return {d.op, d.accumulate, ri.begin, ri.end, ci.begin, ci.end, cost};
+  }
+
+  int64_t Coincidence(Interval tile, int64_t extent) const {
+    if (tile.begin % k_ != 0) return -1;
+    const int64_t j = tile.begin / k_;
+    return SliceInterval(j, k_, extent) == tile ? j : -1;
+  }
+
+  void AddStep(int64_t r, int64_t c, int64_t j, int64_t count, Totals* totals) {
+    double compute = 0, unused = 0;
+    Step(r, c, j - 1, &previous_, &unused);
+    Step(r, c, j, &current_, &compute);
+    totals->Add(Finish(r, c, j, current_, &previous_, compute), j, count, bandwidth_, capacity_);
+  }
+
+  const Problem& problem_;
+  const CostModes& modes_;
+  const SubgraphPlan& plan_;
+  Grid grid_;
+  int64_t k_;
+  int64_t native_w_ = 0, native_h_ = 0, capacity_ = 0;
+  double bandwidth_ = 0;
+  std::vector<const DemandGroup*> groups_;  // [0] = last step, [1 + i] = split root i
+  std::vector<std::vector<SliceDemand>> live_slices_;
+  std::vector<int64_t> root_steps_;
+  int64_t n_k_ = 1;
+  int64_t fixed_ws_ = 0;
+  int64_t buffers_ = 0;
+  int64_t sinks_written_ = 0;
+  std::vector<ConcreteCompute> computes_;
+  std::vector<ConcreteSlice> current_, previous_;
+};
+
+}  // namespace
+
+Result<SubgraphCost> CostModel::Cost(const SubgraphPlan& plan, const Granularity& g,
+                                     const std::vector<int64_t>& traversal,
+                                     std::span<const int> retained,
+                                     std::span<const int> resident) const {
+  StepEvaluator eval(*problem_, modes_, plan, g, retained, resident);
+  const Grid& grid = eval.grid();
+  const int64_t num_tiles = grid.num_tiles();
+  assert(traversal.empty() || static_cast<int64_t>(traversal.size()) == num_tiles);
+  const bool mixed = plan.mixed_rows() || plan.mixed_cols();
+
+  // Memo of the first step of a tile by (row clipped, col clipped, same row as the tile before,
+  // same col, first tile); exact unless the plan is mixed (see RowCoincidence).
+  std::array<StepResult, 32> first_memo;
+  std::array<bool, 32> first_known{};
+  // Memo of k-steps 1..n_k-1 of a tile by (row clipped, col clipped, coincidences).
+  std::map<std::tuple<bool, bool, int64_t, int64_t>, Totals> within_memo;
+
+  SubgraphCost cost;
+  cost.tiles = num_tiles;
+  cost.k_steps = eval.n_k();
+  cost.peak_working_set = -1;
+  Totals all;
+  int64_t pr = -1, pc = -1;
+  for (int64_t idx = 0; idx < num_tiles; ++idx) {
+    const int64_t tile = traversal.empty() ? idx : traversal[idx];
+    const int64_t r = tile / grid.cols(), c = tile % grid.cols();
+    const bool clip_r = grid.RowClipped(r), clip_c = grid.ColClipped(c);
+
+    StepResult first;
+    if (mixed) {
+      first = eval.FirstStep(r, c, pr, pc);
+    } else {
+      const int key = (clip_r ? 1 : 0) | (clip_c ? 2 : 0) | (pr == r ? 4 : 0) | (pc == c ? 8 : 0) |
+                      (pr < 0 ? 16 : 0);
+      if (!first_known[key]) {
+        first_memo[key] = eval.FirstStep(r, c, pr, pc);
+        first_known[key] = true;
+      }
+      first = first_memo[key];
+    }
+    Totals tile_totals;
+    tile_totals.Add(first, 0, 1, eval.bandwidth(), eval.capacity());
+    const auto key = std::make_tuple(clip_r, clip_c, eval.RowCoincidence(r), eval.ColCoincidence(c));
+    auto it = within_memo.find(key);
+    if (it == within_memo.end()) it = within_memo.emplace(key, eval.WithinTile(r, c)).first;
+    const Totals& within = it->second;
+
+    if (tile_totals.first_bad_j >= 0 || within.first_bad_j >= 0) {
+      const Totals& bad = tile_totals.first_bad_j >= 0 ? tile_totals : within;
+      return Status::Error("working set " + std::to_string(bad.first_bad_ws) +
+                           " exceeds capacity " + std::to_string(eval.capacity()) + " at tile " +
+                           std::to_string(tile) + " (row " + std::to_string(r) + ", col " +
+                           std::to_string(c) + "), k-step " + std::to_string(bad.first_bad_j + 1) +
+                           " of " + std::to_string(eval.n_k()) + " (rule 3.8)");
+    }
+    const int64_t tile_peak = std::max(first.working_set, within.peak_ws);
+    if (tile_peak > cost.peak_working_set) {
+      cost.peak_working_set = tile_peak;
+      cost.peak_tile = tile;
+      cost.peak_k_step = first.working_set >= within.peak_ws ? 0 : within.peak_j;
+    }
+    all.latency += tile_totals.latency + within.latency;
+    all.compute += tile_totals.compute + within.compute;
+    all.memory += tile_totals.memory + within.memory;
+    all.steps += tile_totals.steps + within.steps;
+    all.compute_bound += tile_totals.compute_bound + within.compute_bound;
+    all.memory_bound += tile_totals.memory_bound + within.memory_bound;
+    all.loaded += tile_totals.loaded + within.loaded;
+    all.stored += tile_totals.stored + within.stored;
+    pr = r;
+    pc = c;
+  }
+  cost.latency = all.latency;
+  cost.compute_time = all.compute;
+  cost.memory_time = all.memory;
+  cost.steps = all.steps;
+  cost.compute_bound_steps = all.compute_bound;
+  cost.memory_bound_steps = all.memory_bound;
+  cost.loaded = all.loaded;
+  cost.stored = all.stored;
+  return cost;
+}
+
+}  // namespace tilesched

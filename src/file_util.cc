@@ -1,0 +1,58 @@
+// File helpers: POSIX write + fsync + rename for atomic replacement.
+#include "tilesched/file_util.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace tilesched {
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Error(path + ": cannot open (" + std::strerror(errno) + ")");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Status::Error(path + ": read error");
+  return buffer.str();
+}
+
+Status WriteFileAtomic(const std::string& path, const std::string& contents) {
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = mkstemp(tmp.data());
+  if (fd < 0) {
+    return Status::Error(path + ": cannot create a temporary file beside it (" +
+                         std::strerror(errno) + ")");
+  }
+  const char* data = contents.data();
+  size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t n = write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string why = std::strerror(errno);
+      close(fd);
+      unlink(tmp.c_str());
+      return Status::Error(path + ": write failed (" + why + ")");
+    }
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+  fchmod(fd, 0644);
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    unlink(tmp.c_str());
+    return Status::Error(path + ": cannot flush the temporary file");
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    unlink(tmp.c_str());
+    return Status::Error(path + ": cannot rename the temporary file into place (" + why + ")");
+  }
+  return Status::Ok();
+}
+
+}  // namespace tilesched

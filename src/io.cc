@@ -1,0 +1,383 @@
+// JSON reading and writing with strict type checks; every error names the field.
+#include "tilesched/io.h"
+
+#include <cmath>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "tilesched/file_util.h"
+
+namespace tilesched {
+
+namespace {
+
+using nlohmann::json;
+
+// Larger dimensions are refused so that sizes and sums stay exact in int64 and double.
+constexpr int64_t kMaxDimension = int64_t{1} << 24;
+constexpr int kMaxNesting = 64;
+
+Status Fail(const std::string& field, const std::string& what) {
+  return Status::Error(field + ": " + what);
+}
+
+std::string TypeOf(const json& value) { return value.type_name(); }
+
+// Rejects nesting that would make recursive destruction of the parsed value deep.
+Status CheckNesting(const std::string& text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      if (ch == '\\') {
+        ++i;
+      } else if (ch == '"') {
+        in_string = false;
+      }
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > kMaxNesting) {
+        return Status::Error("JSON nests deeper than " + std::to_string(kMaxNesting) +
+                             " levels at byte " + std::to_string(i));
+      }
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+  return Status::Ok();
+}
+
+Result<json> ParseJson(const std::string& text) {
+  if (Status s = CheckNesting(text); !s.ok()) return s;
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    // nlohmann prefixes "[json.exception.parse_error.101] "; keep the readable part.
+    if (const size_t pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+    return Status::Error("malformed JSON: " + what);
+  }
+}
+
+Result<int64_t> GetInteger(const json& value, const std::string& field) {
+  if (value.is_number_integer()) {
+    if (value.is_number_unsigned() &&
+        value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return Fail(field, "integer out of range");
+    }
+    return value.get<int64_t>();
+  }
+  if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9.0e15) {
+      return static_cast<int64_t>(d);
+    }
+    return Fail(field, "expected an integer, got " + value.dump());
+  }
+  return Fail(field, "expected an integer, got " + TypeOf(value));
+}
+
+Result<double> GetNumber(const json& value, const std::string& field) {
+  if (!value.is_number()) return Fail(field, "expected a number, got " + TypeOf(value));
+  const double d = value.get<double>();
+  if (!std::isfinite(d)) return Fail(field, "expected a finite number");
+  return d;
+}
+
+Result<int> GetId(const json& value, const std::string& field) {
+  auto v = GetInteger(value, field);
+  if (!v.ok()) return v.status();
+  if (*v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max()) {
+    return Fail(field, "id " + std::to_string(*v) + " is out of range");
+  }
+  return static_cast<int>(*v);
+}
+
+Result<const json*> GetKey(const json& object, const std::string& key, json::value_t type) {
+  auto it = object.find(key);
+  if (it == object.end()) return Fail(key, "missing key");
+  if (type == json::value_t::array && !it->is_array()) {
+    return Fail(key, "expected an array, got " + TypeOf(*it));
+  }
+  return &*it;
+}
+
+Result<std::vector<int>> GetIdList(const json& value, const std::string& field) {
+  if (!value.is_array()) return Fail(field, "expected an array of ids, got " + TypeOf(value));
+  std::vector<int> ids;
+  for (size_t i = 0; i < value.size(); ++i) {
+    auto id = GetId(value[i], field + "[" + std::to_string(i) + "]");
+    if (!id.ok()) return id.status();
+    ids.push_back(*id);
+  }
+  return ids;
+}
+
+Result<std::vector<int64_t>> GetDimensions(const json& object, const std::string& key) {
+  auto list = GetKey(object, key, json::value_t::array);
+  if (!list.ok()) return list.status();
+  std::vector<int64_t> dims;
+  for (size_t i = 0; i < (*list)->size(); ++i) {
+    const std::string field = key + "[" + std::to_string(i) + "]";
+    auto d = GetInteger((**list)[i], field);
+    if (!d.ok()) return d.status();
+    if (*d <= 0) return Fail(field, "must be positive, got " + std::to_string(*d));
+    if (*d > kMaxDimension) {
+      return Fail(field, std::to_string(*d) + " is above the limit " + std::to_string(kMaxDimension));
+    }
+    dims.push_back(*d);
+  }
+  return dims;
+}
+
+}  // namespace
+
+Result<Problem> ParseProblem(const std::string& text) {
+  auto parsed = ParseJson(text);
+  if (!parsed.ok()) return parsed.status();
+  const json& root = *parsed;
+  if (!root.is_object()) return Status::Error("problem: expected a JSON object, got " + TypeOf(root));
+
+  auto widths = GetDimensions(root, "widths");
+  if (!widths.ok()) return widths.status();
+  auto heights = GetDimensions(root, "heights");
+  if (!heights.ok()) return heights.status();
+  if (widths->size() != heights->size()) {
+    return Fail("heights", "has " + std::to_string(heights->size()) + " entries but widths has " +
+                               std::to_string(widths->size()));
+  }
+  std::vector<Tensor> tensors;
+  for (size_t t = 0; t < widths->size(); ++t) tensors.push_back({(*widths)[t], (*heights)[t]});
+
+  auto types = GetKey(root, "op_types", json::value_t::array);
+  if (!types.ok()) return types.status();
+  const size_t num_ops = (*types)->size();
+  for (const char* key : {"inputs", "outputs", "base_costs"}) {
+    auto list = GetKey(root, key, json::value_t::array);
+    if (!list.ok()) return list.status();
+    if ((*list)->size() != num_ops) {
+      return Fail(key, "has " + std::to_string((*list)->size()) + " entries but op_types has " +
+                           std::to_string(num_ops));
+    }
+  }
+  const json& inputs = root["inputs"];
+  const json& outputs = root["outputs"];
+  const json& costs = root["base_costs"];
+  std::vector<Op> ops(num_ops);
+  for (size_t o = 0; o < num_ops; ++o) {
+    const std::string index = "[" + std::to_string(o) + "]";
+    const json& type = (**types)[o];
+    if (!type.is_string()) return Fail("op_types" + index, "expected a string, got " + TypeOf(type));
+    const std::string name = type.get<std::string>();
+    if (name == "MatMul") {
+      ops[o].type = OpType::kMatMul;
+    } else if (name == "Pointwise") {
+      ops[o].type = OpType::kPointwise;
+    } else {
+      return Fail("op_types" + index, "unknown op type '" + name +
+                                          "' (expected \"MatMul\" or \"Pointwise\")");
+    }
+    auto in = GetIdList(inputs[o], "inputs" + index);
+    if (!in.ok()) return in.status();
+    ops[o].inputs = std::move(in).value();
+    auto out = GetIdList(outputs[o], "outputs" + index);
+    if (!out.ok()) return out.status();
+    if (out->size() != 1) {
+      return Fail("outputs" + index, "op " + std::to_string(o) + " must have exactly 1 output, got " +
+                                         std::to_string(out->size()));
+    }
+    ops[o].output = out->front();
+    auto cost = GetNumber(costs[o], "base_costs" + index);
+    if (!cost.ok()) return cost.status();
+    if (*cost < 0) return Fail("base_costs" + index, "must not be negative");
+    ops[o].base_cost = *cost;
+  }
+
+  Hardware hw;
+  {
+    auto it = root.find("fast_memory_capacity");
+    if (it == root.end()) return Fail("fast_memory_capacity", "missing key");
+    auto v = GetInteger(*it, "fast_memory_capacity");
+    if (!v.ok()) return v.status();
+    if (*v <= 0) return Fail("fast_memory_capacity", "must be positive, got " + std::to_string(*v));
+    hw.fast_memory_capacity = *v;
+  }
+  {
+    auto it = root.find("slow_memory_bandwidth");
+    if (it == root.end()) return Fail("slow_memory_bandwidth", "missing key");
+    auto v = GetNumber(*it, "slow_memory_bandwidth");
+    if (!v.ok()) return v.status();
+    if (*v <= 0) return Fail("slow_memory_bandwidth", "must be positive");
+    hw.slow_memory_bandwidth = *v;
+  }
+  {
+    auto native = GetKey(root, "native_granularity", json::value_t::array);
+    if (!native.ok()) return native.status();
+    if ((*native)->size() != 2) {
+      return Fail("native_granularity", "expected [w, h], got " + std::to_string((*native)->size()) +
+                                            " entries");
+    }
+    int64_t values[2];
+    for (int i = 0; i < 2; ++i) {
+      const std::string field = "native_granularity[" + std::to_string(i) + "]";
+      auto v = GetInteger((**native)[i], field);
+      if (!v.ok()) return v.status();
+      if (*v <= 0) return Fail(field, "must be positive, got " + std::to_string(*v));
+      if (*v > kMaxDimension) return Fail(field, "is above the limit " + std::to_string(kMaxDimension));
+      values[i] = *v;
+    }
+    hw.native_w = values[0];
+    hw.native_h = values[1];
+  }
+  return Problem::Create(std::move(tensors), std::move(ops), hw);
+}
+
+Result<Problem> LoadProblem(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  auto problem = ParseProblem(*text);
+  if (!problem.ok()) return problem.status().WithContext(path + ": ");
+  return problem;
+}
+
+Result<Schedule> ParseSolution(const std::string& text) {
+  auto parsed = ParseJson(text);
+  if (!parsed.ok()) return parsed.status();
+  const json& root = *parsed;
+  if (!root.is_object()) return Status::Error("solution: expected a JSON object, got " + TypeOf(root));
+
+  auto subgraphs = GetKey(root, "subgraphs", json::value_t::array);
+  if (!subgraphs.ok()) return subgraphs.status();
+  const size_t n = (*subgraphs)->size();
+  auto check_length = [&](const char* key, bool required) -> Result<const json*> {
+    auto it = root.find(key);
+    if (it == root.end() || (!required && it->is_null())) {
+      if (required) return Fail(key, "missing key");
+      return static_cast<const json*>(nullptr);
+    }
+    if (!it->is_array()) return Fail(key, "expected an array, got " + TypeOf(*it));
+    if (it->size() != n) {
+      return Fail(key, "has " + std::to_string(it->size()) + " entries but subgraphs has " +
+                           std::to_string(n) + " (rule 3.9)");
+    }
+    return &*it;
+  };
+  auto granularities = check_length("granularities", true);
+  if (!granularities.ok()) return granularities.status();
+  auto retain = check_length("tensors_to_retain", true);
+  if (!retain.ok()) return retain.status();
+  auto orders = check_length("traversal_orders", false);
+  if (!orders.ok()) return orders.status();
+  auto latencies = check_length("subgraph_latencies", false);
+  if (!latencies.ok()) return latencies.status();
+
+  Schedule schedule;
+  schedule.subgraphs.resize(n);
+  for (size_t s = 0; s < n; ++s) {
+    const std::string index = "[" + std::to_string(s) + "]";
+    Subgraph& sg = schedule.subgraphs[s];
+    auto ops = GetIdList((**subgraphs)[s], "subgraphs" + index);
+    if (!ops.ok()) return ops.status();
+    sg.ops = std::move(ops).value();
+
+    const json& g = (**granularities)[s];
+    if (!g.is_array() || g.size() != 3) {
+      return Fail("granularities" + index, "expected [w, h, k], got " + g.dump());
+    }
+    int64_t whk[3];
+    for (int i = 0; i < 3; ++i) {
+      auto v = GetInteger(g[i], "granularities" + index + "[" + std::to_string(i) + "]");
+      if (!v.ok()) return v.status();
+      whk[i] = *v;
+    }
+    sg.granularity = {whk[0], whk[1], whk[2]};
+
+    auto kept = GetIdList((**retain)[s], "tensors_to_retain" + index);
+    if (!kept.ok()) return kept.status();
+    sg.retained = std::move(kept).value();
+
+    if (*orders != nullptr) {
+      const json& order = (**orders)[s];
+      if (!order.is_null()) {
+        const std::string field = "traversal_orders" + index;
+        if (!order.is_array()) return Fail(field, "expected null or an array, got " + TypeOf(order));
+        for (size_t i = 0; i < order.size(); ++i) {
+          auto v = GetInteger(order[i], field + "[" + std::to_string(i) + "]");
+          if (!v.ok()) return v.status();
+          sg.traversal.push_back(*v);
+        }
+      }
+    }
+    if (*latencies != nullptr) {
+      const json& value = (**latencies)[s];
+      if (!value.is_null()) {
+        auto v = GetNumber(value, "subgraph_latencies" + index);
+        if (!v.ok()) return v.status();
+        sg.reported_latency = *v;
+      }
+    }
+  }
+  return schedule;
+}
+
+Result<Schedule> LoadSolution(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  auto schedule = ParseSolution(*text);
+  if (!schedule.ok()) return schedule.status().WithContext(path + ": ");
+  return schedule;
+}
+
+std::string SolutionToJson(const Schedule& schedule, const std::vector<double>& latencies) {
+  json subgraphs = json::array(), granularities = json::array(), retain = json::array(),
+       orders = json::array(), lat = json::array();
+  for (size_t s = 0; s < schedule.subgraphs.size(); ++s) {
+    const Subgraph& sg = schedule.subgraphs[s];
+    subgraphs.push_back(sg.ops);
+    granularities.push_back({sg.granularity.w, sg.granularity.h, sg.granularity.k});
+    retain.push_back(sg.retained);
+    orders.push_back(sg.traversal.empty() ? json(nullptr) : json(sg.traversal));
+    lat.push_back(s < latencies.size() ? json(latencies[s]) : json(nullptr));
+  }
+  std::string out = "{\n";
+  out += "  \"subgraphs\": " + subgraphs.dump() + ",\n";
+  out += "  \"granularities\": " + granularities.dump() + ",\n";
+  out += "  \"tensors_to_retain\": " + retain.dump() + ",\n";
+  out += "  \"traversal_orders\": " + orders.dump() + ",\n";
+  out += "  \"subgraph_latencies\": " + lat.dump() + "\n";
+  out += "}\n";
+  return out;
+}
+
+std::string ProblemToJson(const Problem& problem) {
+  json widths = json::array(), heights = json::array(), types = json::array(),
+       inputs = json::array(), outputs = json::array(), costs = json::array();
+  for (const Tensor& t : problem.tensors()) {
+    widths.push_back(t.width);
+    heights.push_back(t.height);
+  }
+  for (const Op& op : problem.ops()) {
+    types.push_back(OpTypeName(op.type));
+    inputs.push_back(op.inputs);
+    outputs.push_back(json::array({op.output}));
+    costs.push_back(op.base_cost);
+  }
+  const Hardware& hw = problem.hardware();
+  std::string out = "{\n";
+  out += "  \"widths\": " + widths.dump() + ",\n";
+  out += "  \"heights\": " + heights.dump() + ",\n";
+  out += "  \"op_types\": " + types.dump() + ",\n";
+  out += "  \"inputs\": " + inputs.dump() + ",\n";
+  out += "  \"outputs\": " + outputs.dump() + ",\n";
+  out += "  \"base_costs\": " + costs.dump() + ",\n";
+  out += "  \"fast_memory_capacity\": " + json(hw.fast_memory_capacity).dump() + ",\n";
+  out += "  \"slow_memory_bandwidth\": " + json(hw.slow_memory_bandwidth).dump() + ",\n";
+  out += "  \"native_granularity\": " + json::array({hw.native_w, hw.native_h}).dump() + "\n";
+  out += "}\n";
+  return out;
+}
+
+}  // namespace tilesched

@@ -1,0 +1,126 @@
+// Problem validation (SPEC.md section 1) and derived per-tensor facts.
+#include "tilesched/problem.h"
+
+#include <cmath>
+
+#include "tilesched/graph.h"
+
+namespace tilesched {
+
+const char* OpTypeName(OpType type) {
+  return type == OpType::kMatMul ? "MatMul" : "Pointwise";
+}
+
+std::string ShapeString(const Tensor& tensor) {
+  return std::to_string(tensor.height) + "x" + std::to_string(tensor.width) + " (rows x cols)";
+}
+
+Status ValidateHardware(const Hardware& hw) {
+  if (hw.fast_memory_capacity <= 0) {
+    return Status::Error("fast_memory_capacity must be positive, got " +
+                         std::to_string(hw.fast_memory_capacity));
+  }
+  if (!std::isfinite(hw.slow_memory_bandwidth) || hw.slow_memory_bandwidth <= 0) {
+    return Status::Error("slow_memory_bandwidth must be a positive number");
+  }
+  if (hw.native_w <= 0 || hw.native_h <= 0) {
+    return Status::Error("native_granularity must be two positive integers, got [" +
+                         std::to_string(hw.native_w) + ", " + std::to_string(hw.native_h) + "]");
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+Status ValidateOp(int o, const Op& op, const std::vector<Tensor>& tensors) {
+  const std::string name = "op " + std::to_string(o) + " (" + OpTypeName(op.type) + ")";
+  const int num_tensors = static_cast<int>(tensors.size());
+  if (op.output < 0 || op.output >= num_tensors) {
+    return Status::Error(name + ": output tensor id " + std::to_string(op.output) +
+                         " is out of range [0, " + std::to_string(num_tensors) + ")");
+  }
+  for (int t : op.inputs) {
+    if (t < 0 || t >= num_tensors) {
+      return Status::Error(name + ": input tensor id " + std::to_string(t) +
+                           " is out of range [0, " + std::to_string(num_tensors) + ")");
+    }
+  }
+  if (!std::isfinite(op.base_cost) || op.base_cost < 0) {
+    return Status::Error(name + ": base_cost must be a non-negative number");
+  }
+  const Tensor& out = tensors[op.output];
+  if (op.type == OpType::kMatMul) {
+    if (op.inputs.size() != 2) {
+      return Status::Error(name + ": a MatMul needs exactly 2 inputs [LHS, RHS], got " +
+                           std::to_string(op.inputs.size()));
+    }
+    const Tensor& lhs = tensors[op.inputs[0]];
+    const Tensor& rhs = tensors[op.inputs[1]];
+    if (lhs.width != rhs.height) {
+      return Status::Error(name + ": LHS tensor " + std::to_string(op.inputs[0]) + " is " +
+                           ShapeString(lhs) + " and RHS tensor " + std::to_string(op.inputs[1]) +
+                           " is " + ShapeString(rhs) + ": LHS columns must equal RHS rows");
+    }
+    if (out.height != lhs.height || out.width != rhs.width) {
+      return Status::Error(name + ": output tensor " + std::to_string(op.output) + " is " +
+                           ShapeString(out) + " but LHS x RHS is " +
+                           std::to_string(lhs.height) + "x" + std::to_string(rhs.width));
+    }
+  } else {
+    if (op.inputs.empty()) return Status::Error(name + ": a Pointwise op needs at least 1 input");
+    for (int t : op.inputs) {
+      if (!(tensors[t] == out)) {
+        return Status::Error(name + ": input tensor " + std::to_string(t) + " is " +
+                             ShapeString(tensors[t]) + " but output tensor " +
+                             std::to_string(op.output) + " is " + ShapeString(out) +
+                             " (Pointwise inputs must match the output shape)");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Problem> Problem::Create(std::vector<Tensor> tensors, std::vector<Op> ops,
+                                Hardware hardware) {
+  if (Status s = ValidateHardware(hardware); !s.ok()) return s;
+  for (int t = 0; t < static_cast<int>(tensors.size()); ++t) {
+    if (tensors[t].width <= 0 || tensors[t].height <= 0) {
+      return Status::Error("tensor " + std::to_string(t) + ": width and height must be positive, got " +
+                           std::to_string(tensors[t].width) + " x " +
+                           std::to_string(tensors[t].height));
+    }
+  }
+  if (ops.empty()) return Status::Error("op_types: the problem has no ops");
+  for (int o = 0; o < static_cast<int>(ops.size()); ++o) {
+    if (Status s = ValidateOp(o, ops[o], tensors); !s.ok()) return s;
+  }
+  auto graph = Graph::Create(static_cast<int>(tensors.size()), ops);
+  if (!graph.ok()) return graph.status();
+
+  Problem problem;
+  problem.graph_ = std::move(graph).value();
+  problem.tensors_ = std::move(tensors);
+  problem.ops_ = std::move(ops);
+  problem.hardware_ = hardware;
+  const int n = problem.num_tensors();
+  problem.producer_.resize(n);
+  problem.graph_input_.resize(n);
+  problem.graph_output_.resize(n);
+  for (int t = 0; t < n; ++t) {
+    problem.producer_[t] = problem.graph_->producer(t);
+    problem.graph_input_[t] = problem.producer_[t] < 0 && !problem.graph_->consumers(t).empty();
+    problem.graph_output_[t] = problem.producer_[t] >= 0 && problem.graph_->consumers(t).empty();
+  }
+  return problem;
+}
+
+Result<Problem> Problem::WithHardware(Hardware hardware) const {
+  if (Status s = ValidateHardware(hardware); !s.ok()) return s;
+  Problem copy = *this;
+  copy.hardware_ = hardware;
+  return copy;
+}
+
+}  // namespace tilesched

@@ -1,0 +1,11 @@
+// Status helpers.
+#include "tilesched/status.h"
+
+namespace tilesched {
+
+Status Status::WithContext(const std::string& context) const {
+  if (ok()) return *this;
+  return Status::Error(context + message_);
+}
+
+}  // namespace tilesched
