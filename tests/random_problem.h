@@ -1,0 +1,33 @@
+// Random problems and schedules for differential and property tests.
+//
+// RandomProblem(seed, options) grows a DAG of MatMul and Pointwise ops with consistent shapes,
+// often reusing tensors (shared inputs, residual adds, square MatMuls) so that tricky demand
+// patterns occur. RandomSchedule(problem, seed) cuts a topological order into connected
+// subgraphs with random tiles, k, traversal orders, retention and recomputation.
+#ifndef TILESCHED_TESTS_RANDOM_PROBLEM_H_
+#define TILESCHED_TESTS_RANDOM_PROBLEM_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "tilesched/problem.h"
+#include "tilesched/schedule.h"
+
+namespace tilesched::testing {
+
+struct RandomProblemOptions {
+  int min_ops = 2;
+  int max_ops = 8;
+  std::vector<int64_t> dims = {32, 48, 64, 96, 128};
+  int64_t native = 64;
+  int64_t min_capacity = 4000;
+  int64_t max_capacity = 120000;
+};
+
+Problem RandomProblem(uint64_t seed, const RandomProblemOptions& options = {});
+
+Schedule RandomSchedule(const Problem& problem, uint64_t seed);
+
+}  // namespace tilesched::testing
+
+#endif  // TILESCHED_TESTS_RANDOM_PROBLEM_H_
