@@ -260,13 +260,10 @@ class StepEvaluator {
     return plan_.mixed_cols() ? Coincidence(grid_.ColInterval(c), grid_.width()) : -1;
   }
 
-  // Sum over k-steps 1..n_k-1 of tile (r, c). Steps between the special points (a root's last
-  // slice and the step after it, a coincidence and the step after it, the first and last) are
-  // identical, so each run is costed once.
-  Totals WithinTile(int64_t r, int64_t c) {
-    Totals totals;
-    if (n_k_ == 1) return totals;
-    std::vector<int64_t> special = {1, n_k_ - 1};
+  // The k-steps of tile (r, c) whose cost can differ from their neighbours': the first and
+  // last, a root's last slice and the step after it, a coincidence and the step after it.
+  std::vector<int64_t> SpecialSteps(int64_t r, int64_t c) const {
+    std::vector<int64_t> special = {0, 1, n_k_ - 1};
     for (int64_t n : root_steps_) {
       special.push_back(n - 1);
       special.push_back(n);
@@ -279,17 +276,46 @@ class StepEvaluator {
     }
     std::sort(special.begin(), special.end());
     special.erase(std::unique(special.begin(), special.end()), special.end());
+    special.erase(std::remove_if(special.begin(), special.end(),
+                                 [&](int64_t j) { return j < 0 || j >= n_k_; }),
+                  special.end());
+    return special;
+  }
+
+  // Sum over k-steps 1..n_k-1 of tile (r, c). Steps between special points are identical,
+  // so each run is costed once and multiplied.
+  Totals WithinTile(int64_t r, int64_t c) {
+    Totals totals;
     int64_t next_unvisited = 1;
-    for (int64_t s : special) {
-      if (s < 1 || s > n_k_ - 1) continue;
-      if (next_unvisited < s) {
-        AddStep(r, c, next_unvisited, s - next_unvisited, &totals);
-      }
+    for (int64_t s : SpecialSteps(r, c)) {
+      if (s < 1) continue;
+      if (next_unvisited < s) AddStep(r, c, next_unvisited, s - next_unvisited, &totals);
       AddStep(r, c, s, 1, &totals);
       next_unvisited = s + 1;
     }
-    assert(next_unvisited == n_k_);
+    assert(n_k_ == 1 || next_unvisited == n_k_);
     return totals;
+  }
+
+  // Largest working set over all steps (it does not depend on the traversal order): the
+  // special steps and one step of each run, in each class of clipped / unclipped tile.
+  int64_t PeakWorkingSet() {
+    int64_t peak = 0;
+    for (int64_t r : {int64_t{0}, grid_.rows() - 1}) {
+      for (int64_t c : {int64_t{0}, grid_.cols() - 1}) {
+        int64_t previous_special = -1;
+        for (int64_t s : SpecialSteps(r, c)) {
+          for (int64_t j : {previous_special + 1, s}) {
+            if (j > s) continue;
+            double unused = 0;
+            Step(r, c, j, &current_, &unused);
+            peak = std::max(peak, Finish(r, c, j, current_, nullptr, 0).working_set);
+          }
+          previous_special = s;
+        }
+      }
+    }
+    return peak;
   }
 
   // The first step of tile (r, c) after tile (pr, pc) (pr < 0: the subgraph's first step).
@@ -368,6 +394,12 @@ class StepEvaluator {
 };
 
 }  // namespace
+
+int64_t CostModel::PeakWorkingSet(const SubgraphPlan& plan, const Granularity& g,
+                                  std::span<const int> retained,
+                                  std::span<const int> resident) const {
+  return StepEvaluator(*problem_, modes_, plan, g, retained, resident).PeakWorkingSet();
+}
 
 Result<SubgraphCost> CostModel::Cost(const SubgraphPlan& plan, const Granularity& g,
                                      const std::vector<int64_t>& traversal,

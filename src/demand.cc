@@ -107,7 +107,7 @@ bool SubgraphPlan::Contains(int op) const {
 }
 
 Result<SubgraphPlan> SubgraphPlan::Create(const Problem& problem, std::vector<int> ops) {
-  if (ops.empty()) return Status::Error("the subgraph has no ops");
+  if (ops.empty()) return Status::Error("the subgraph has no ops (rule 3.2)");
   for (int o : ops) {
     if (o < 0 || o >= problem.num_ops()) {
       return Status::Error("op id " + std::to_string(o) + " is out of range [0, " +
@@ -117,12 +117,12 @@ Result<SubgraphPlan> SubgraphPlan::Create(const Problem& problem, std::vector<in
   std::sort(ops.begin(), ops.end());
   for (size_t i = 1; i < ops.size(); ++i) {
     if (ops[i] == ops[i - 1]) {
-      return Status::Error("op " + std::to_string(ops[i]) + " is listed twice");
+      return Status::Error("op " + std::to_string(ops[i]) + " is listed twice (rule 3.2)");
     }
   }
   if (!Connected(problem, ops)) {
     return Status::Error("ops " + IdList(ops) +
-                         " are not connected (no chain of shared tensors links them all)");
+                         " are not connected (no chain of shared tensors links them all; rule 3.2)");
   }
 
   SubgraphPlan plan;
@@ -157,7 +157,7 @@ Result<SubgraphPlan> SubgraphPlan::Create(const Problem& problem, std::vector<in
     if (!(problem.tensor(t) == first)) {
       return Status::Error("sinks tensor " + std::to_string(plan.sinks_.front()) + " (" +
                            ShapeString(first) + ") and tensor " + std::to_string(t) + " (" +
-                           ShapeString(problem.tensor(t)) + ") differ in shape");
+                           ShapeString(problem.tensor(t)) + ") differ in shape (rule 3.3)");
     }
   }
   plan.width_ = first.width;

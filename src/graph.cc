@@ -85,13 +85,15 @@ Result<std::shared_ptr<const Graph>> Graph::Create(int num_tensors, const std::v
   CycleFinder finder(&back_edge);
   boost::depth_first_search(dag, boost::visitor(finder));
   if (back_edge.first >= 0) {
-    const int consumer = back_edge.second;
-    const int reader = back_edge.first;
-    return Status::Error("the graph has a cycle through op " + std::to_string(consumer) +
-                         " (op " + std::to_string(consumer) + " writes tensor " +
-                         std::to_string(ops[consumer].output) + ", which op " +
-                         std::to_string(reader) + " reads, and op " + std::to_string(reader) +
-                         " depends on op " + std::to_string(consumer) + ")");
+    // The back edge writer -> reader means reader reads writer's output; reader is a DFS
+    // ancestor of writer, so writer depends on reader.
+    const int writer = back_edge.first;
+    const int reader = back_edge.second;
+    return Status::Error("the graph has a cycle through op " + std::to_string(reader) +
+                         " (op " + std::to_string(writer) + " writes tensor " +
+                         std::to_string(ops[writer].output) + ", which op " +
+                         std::to_string(reader) + " reads, and op " + std::to_string(writer) +
+                         " depends on op " + std::to_string(reader) + ")");
   }
 
   std::vector<int> in_degree(num_ops);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tilesched/file_util.h"
+#include "tilesched/graph.h"
 
 namespace tilesched {
 
@@ -54,7 +55,8 @@ Result<json> ParseJson(const std::string& text) {
   if (Status s = CheckNesting(text); !s.ok()) return s;
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // Not only parse_error: a number too large for a double throws out_of_range (406).
     std::string what = e.what();
     // nlohmann prefixes "[json.exception.parse_error.101] "; keep the readable part.
     if (const size_t pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
@@ -177,8 +179,9 @@ Result<Problem> ParseProblem(const std::string& text) {
     } else if (name == "Pointwise") {
       ops[o].type = OpType::kPointwise;
     } else {
-      return Fail("op_types" + index, "unknown op type '" + name +
-                                          "' (expected \"MatMul\" or \"Pointwise\")");
+      // dump() quotes and escapes the name, so a newline in it cannot split the message.
+      return Fail("op_types" + index, "unknown op type " + type.dump() +
+                                          " (expected \"MatMul\" or \"Pointwise\")");
     }
     auto in = GetIdList(inputs[o], "inputs" + index);
     if (!in.ok()) return in.status();
@@ -378,6 +381,110 @@ std::string ProblemToJson(const Problem& problem) {
   out += "  \"native_granularity\": " + json::array({hw.native_w, hw.native_h}).dump() + "\n";
   out += "}\n";
   return out;
+}
+
+namespace {
+
+json ModesJson(const CostModes& modes) {
+  return {{"rules", RulesName(modes.rules)},
+          {"matmul_reduction", MatmulReductionName(modes.matmul_reduction)},
+          {"k_limit", KLimitName(modes.k_limit)}};
+}
+
+}  // namespace
+
+std::string EvaluationToJson(const Schedule& schedule, const Evaluation& evaluation,
+                             const CostModes& modes, const LowerBounds& bounds) {
+  json out;
+  out["valid"] = true;
+  out["total_latency"] = evaluation.total;
+  out["modes"] = ModesJson(modes);
+  out["lower_bound"] = {{"compute", bounds.compute}, {"io", bounds.io}, {"best", bounds.best()}};
+  json subgraphs = json::array();
+  for (size_t s = 0; s < evaluation.subgraphs.size(); ++s) {
+    const SubgraphReport& r = evaluation.subgraphs[s];
+    const Subgraph& sg = schedule.subgraphs[s];
+    const SubgraphCost& c = r.cost;
+    subgraphs.push_back({
+        {"ops", sg.ops},
+        {"granularity", {sg.granularity.w, sg.granularity.h, sg.granularity.k}},
+        {"retained", sg.retained},
+        {"sinks", r.sinks},
+        {"written", r.written},
+        {"split_roots", r.split_roots},
+        {"latency", c.latency},
+        {"compute_time", c.compute_time},
+        {"memory_time", c.memory_time},
+        {"tiles", c.tiles},
+        {"k_steps", c.k_steps},
+        {"steps", c.steps},
+        {"compute_bound_steps", c.compute_bound_steps},
+        {"memory_bound_steps", c.memory_bound_steps},
+        {"loaded", c.loaded},
+        {"stored", c.stored},
+        {"peak_working_set", c.peak_working_set},
+        {"peak_tile", c.peak_tile},
+        {"peak_k_step", c.peak_k_step + 1},
+    });
+  }
+  out["subgraphs"] = std::move(subgraphs);
+  out["warnings"] = evaluation.warnings;
+  return out.dump(2) + "\n";
+}
+
+std::string InvalidEvaluationToJson(const std::string& error, const CostModes& modes) {
+  json out;
+  out["valid"] = false;
+  out["error"] = error;
+  out["modes"] = ModesJson(modes);
+  return out.dump(2) + "\n";
+}
+
+std::string ProblemInfoToJson(const Problem& problem, const LowerBounds& bounds,
+                              const CostModes& modes) {
+  json out;
+  const Hardware& hw = problem.hardware();
+  out["fast_memory_capacity"] = hw.fast_memory_capacity;
+  out["slow_memory_bandwidth"] = hw.slow_memory_bandwidth;
+  out["native_granularity"] = {hw.native_w, hw.native_h};
+  json tensors = json::array();
+  for (int t = 0; t < problem.num_tensors(); ++t) {
+    const Tensor& x = problem.tensor(t);
+    std::string role = problem.is_graph_input(t)    ? "input"
+                       : problem.is_graph_output(t) ? "output"
+                       : problem.producer(t) >= 0   ? "intermediate"
+                                                    : "unused";
+    tensors.push_back({{"id", t}, {"rows", x.height}, {"cols", x.width}, {"role", role}});
+  }
+  json ops = json::array();
+  for (int o = 0; o < problem.num_ops(); ++o) {
+    const Op& op = problem.op(o);
+    ops.push_back({{"id", o},
+                   {"type", OpTypeName(op.type)},
+                   {"inputs", op.inputs},
+                   {"output", op.output},
+                   {"base_cost", op.base_cost},
+                   {"compute_once", OpComputeOnce(problem, o, modes.matmul_reduction)}});
+  }
+  out["tensors"] = std::move(tensors);
+  out["ops"] = std::move(ops);
+  out["graph_inputs"] = problem.graph().graph_inputs();
+  out["graph_outputs"] = problem.graph().graph_outputs();
+  out["modes"] = ModesJson(modes);
+  out["lower_bound"] = {{"compute", bounds.compute}, {"io", bounds.io}, {"best", bounds.best()}};
+  return out.dump(2) + "\n";
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> ParseConfigEntries(const std::string& text) {
+  auto parsed = ParseJson(text);
+  if (!parsed.ok()) return parsed.status();
+  if (!parsed->is_object()) return Status::Error("config: expected a JSON object, got " + TypeOf(*parsed));
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (auto it = parsed->begin(); it != parsed->end(); ++it) {
+    if (it.value().is_structured()) return Fail(it.key(), "expected a number or a string");
+    entries.emplace_back(it.key(), it.value().dump());
+  }
+  return entries;
 }
 
 }  // namespace tilesched

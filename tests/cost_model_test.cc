@@ -101,7 +101,17 @@ void ExpectSameVerdict(const Problem& problem, const Schedule& schedule, const C
       << (expected.valid ? "valid" : expected.reason);
   if (!expected.valid) return;
   ASSERT_EQ(actual->subgraphs.size(), expected.latencies.size());
+  const CostModel model(problem, modes);
+  std::vector<int> resident;
   for (size_t s = 0; s < expected.latencies.size(); ++s) {
+    std::vector<int> retained = schedule.subgraphs[s].retained;
+    std::sort(retained.begin(), retained.end());
+    retained.erase(std::unique(retained.begin(), retained.end()), retained.end());
+    auto plan = SubgraphPlan::Create(problem, schedule.subgraphs[s].ops);
+    EXPECT_EQ(model.PeakWorkingSet(*plan, schedule.subgraphs[s].granularity, retained, resident),
+              expected.peak_working_set[s])
+        << "seed " << seed << " subgraph " << s << " " << ModesString(modes);
+    resident = retained;
     EXPECT_NEAR(actual->subgraphs[s].cost.latency, expected.latencies[s],
                 1e-9 * std::max(1.0, expected.latencies[s]))
         << "seed " << seed << " subgraph " << s << " " << ModesString(modes);

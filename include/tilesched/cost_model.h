@@ -109,6 +109,11 @@ class CostModel {
   // Number of k-steps per tile: max over split roots of ceil(K / k), 1 without split roots.
   int64_t KSteps(const SubgraphPlan& plan, const Granularity& g) const;
 
+  // Largest working set over all steps of `plan` at granularity `g` (the traversal order does
+  // not change it): the cheap feasibility check that precedes Cost().
+  int64_t PeakWorkingSet(const SubgraphPlan& plan, const Granularity& g,
+                         std::span<const int> retained, std::span<const int> resident) const;
+
   // Latency and breakdown of `plan` at granularity `g` (already checked), visiting tiles in
   // `traversal` (empty = raster; already validated), retaining `retained` (sorted tensor ids
   // produced inside) while `resident` (sorted tensor ids retained by the previous subgraph) is

@@ -7,8 +7,11 @@
 #define TILESCHED_IO_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "tilesched/evaluate.h"
+#include "tilesched/lower_bound.h"
 #include "tilesched/problem.h"
 #include "tilesched/schedule.h"
 #include "tilesched/status.h"
@@ -27,6 +30,18 @@ std::string SolutionToJson(const Schedule& schedule, const std::vector<double>& 
 
 // Problem back to JSON (used by sweeps and generated test problems).
 std::string ProblemToJson(const Problem& problem);
+
+// A config file: one JSON object of scalar values. Returns (key, value as JSON text) pairs in
+// file order; the caller checks each key strictly.
+Result<std::vector<std::pair<std::string, std::string>>> ParseConfigEntries(const std::string& text);
+
+// Machine-readable evaluation (`tilesched evaluate --json`): validity, total, breakdown.
+std::string EvaluationToJson(const Schedule& schedule, const Evaluation& evaluation,
+                             const CostModes& modes, const LowerBounds& bounds);
+std::string InvalidEvaluationToJson(const std::string& error, const CostModes& modes);
+// Machine-readable problem summary (`tilesched info --json`).
+std::string ProblemInfoToJson(const Problem& problem, const LowerBounds& bounds,
+                              const CostModes& modes);
 
 }  // namespace tilesched
 

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tilesched needs when run as root (or says which are missing).
+# Usage: scripts/deps.sh [extra-package ...]
+set -euo pipefail
+packages=(build-essential cmake libtbb-dev libboost-graph-dev nlohmann-json3-dev
+          libbenchmark-dev libgtest-dev "$@")
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "tilesched: missing Debian packages: ${missing[*]}" >&2
+  echo "tilesched: install them with: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "tilesched: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,80 @@
+// Simulated annealing on whole schedules: several chains in parallel, each with its own RNG
+// stream seeded from (seed, chain), starting from the incumbent. A move is accepted when it
+// lowers the latency, or with probability exp(-delta / T) where T falls geometrically from
+// anneal_start_temp to anneal_end_temp (relative to the start latency) over the chain's budget.
+#include <cmath>
+
+#include <tbb/parallel_for.h>
+
+#include "moves.h"
+#include "search.h"
+
+namespace tilesched::search {
+
+namespace {
+
+struct ChainResult {
+  Draft best;
+  bool improved = false;
+};
+
+ChainResult RunChain(SearchContext& ctx, const Draft& start, uint64_t chain, int64_t moves,
+                     bool offer_live) {
+  Rng rng(ctx.options.seed * 0x9e3779b97f4a7c15ULL + chain * 0xbf58476d1ce4e5b9ULL + 1);
+  const auto& all = AllMoves();
+  Draft current = start;
+  ChainResult result{start, false};
+  const double scale = std::max(1e-9, start.total);
+  const double t0 = ctx.options.anneal_start_temp * scale;
+  const double t1 = std::max(1e-12, ctx.options.anneal_end_temp * scale);
+  // Without a move budget, temperature follows the deadline.
+  const double horizon = ctx.budget.Remaining();
+  const double start_time = ctx.budget.Elapsed();
+  for (int64_t i = 0; moves == 0 || i < moves; ++i) {
+    if ((i & 63) == 0 && ctx.budget.Expired()) break;
+    double progress;
+    if (moves > 0) {
+      progress = static_cast<double>(i) / static_cast<double>(moves);
+    } else {
+      progress = std::isfinite(horizon) && horizon > 0
+                     ? std::min(1.0, (ctx.budget.Elapsed() - start_time) / horizon)
+                     : 0.5;
+    }
+    const double temp = t0 * std::pow(t1 / t0, progress);
+    const Move& move = *all[std::uniform_int_distribution<size_t>(0, all.size() - 1)(rng)];
+    auto next = move.Apply(current, ctx.problem, ctx.plans, rng);
+    if (!next || !RecostDraft(ctx.problem, ctx.coster, &*next)) continue;
+    const double delta = next->total - current.total;
+    if (delta <= 0 || std::uniform_real_distribution<double>(0, 1)(rng) < std::exp(-delta / temp)) {
+      current = std::move(*next);
+      if (current.total < result.best.total - 1e-9) {
+        result.best = current;
+        result.improved = true;
+        if (offer_live) ctx.incumbent.Offer(current, std::string("anneal:") + move.name());
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+void RunAnneal(SearchContext& ctx, int64_t moves) {
+  auto start = ctx.incumbent.Best();
+  if (!start) return;
+  Draft draft = *start;
+  if (!RecostDraft(ctx.problem, ctx.coster, &draft)) return;
+  const int chains = std::max(1, ctx.options.anneal_chains);
+  std::vector<ChainResult> results(static_cast<size_t>(chains));
+  // With a move budget the outcome must not depend on thread timing: offer afterwards, in
+  // chain order.
+  const bool offer_live = moves == 0;
+  tbb::parallel_for(0, chains, [&](int c) {
+    results[static_cast<size_t>(c)] = RunChain(ctx, draft, static_cast<uint64_t>(c), moves, offer_live);
+  });
+  for (const ChainResult& r : results) {
+    if (r.improved) ctx.incumbent.Offer(r.best, "anneal");
+  }
+}
+
+}  // namespace tilesched::search

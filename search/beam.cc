@@ -1,0 +1,266 @@
+// Beam search over schedule prefixes (Halide's beam search, adapted to subgraph sequences).
+//
+// A state is a prefix of the schedule: the ops covered, the tensors in slow memory, and the last
+// subgraph (whose retention is still open). A child appends one candidate subgraph that contains
+// one of the first `anchors` ready uncovered ops and reads only available tensors, optionally
+// letting the last subgraph retain what the new one reads (which re-costs the last subgraph).
+// States are kept in layers by the number of ops covered; each layer keeps its `width` best by
+// latency so far plus an estimate of the rest (the remaining compute lower bound scaled by the
+// incumbent's ratio to the lower bound). Children are built in parallel into slots indexed by
+// (state, child) and deduplicated by (covered, slow memory, last subgraph, its resident set),
+// ties broken by the stable slot order, so the result does not depend on the thread count.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+
+#include <tbb/parallel_for.h>
+
+#include "bitset.h"
+#include "search.h"
+#include "tilesched/graph.h"
+#include "tilesched/lower_bound.h"
+
+namespace tilesched::search {
+
+namespace {
+
+// One appended subgraph; `parent_*` overrides the parent's last stage (its retention).
+struct Node {
+  std::shared_ptr<const Node> parent;
+  const SubgraphPlan* plan = nullptr;
+  std::vector<int> resident_in;  // retained by the previous stage
+  TileChoice choice;             // with nothing retained
+  std::vector<int> parent_retained;
+  TileChoice parent_choice;
+};
+
+struct State {
+  std::shared_ptr<const Node> node;  // null for the empty prefix
+  Bits covered;
+  Bits slow_before_last;  // slow memory before the last stage wrote
+  double g = 0;           // latency of the prefix
+  double f = 0;           // g + estimate of the rest
+  int covered_count = 0;
+  uint64_t key = 0;
+};
+
+Draft Reconstruct(const std::shared_ptr<const Node>& leaf) {
+  std::vector<Stage> reversed;
+  const Node* child = nullptr;
+  for (const Node* n = leaf.get(); n != nullptr; n = n->parent.get()) {
+    Stage stage;
+    stage.plan = n->plan;
+    if (child) {
+      stage.retained = child->parent_retained;
+      stage.choice = child->parent_choice;
+    } else {
+      stage.choice = n->choice;
+    }
+    reversed.push_back(std::move(stage));
+    child = n;
+  }
+  Draft draft;
+  draft.stages.assign(reversed.rbegin(), reversed.rend());
+  for (const Stage& s : draft.stages) draft.total += s.choice.latency;
+  return draft;
+}
+
+class Beam {
+ public:
+  Beam(SearchContext& ctx, int width) : ctx_(ctx), width_(width), problem_(ctx.problem) {
+    const int n = problem_.num_ops();
+    remaining_.resize(n);
+    for (int o = 0; o < n; ++o) {
+      remaining_[o] = OpComputeOnce(problem_, o, ctx.options.modes.matmul_reduction);
+    }
+    total_compute_ = 0;
+    for (double c : remaining_) total_compute_ += c;
+    const double lb = std::max(1e-9, ComputeLowerBounds(problem_, ctx.options.modes).best());
+    const double best = ctx.incumbent.BestTotal();
+    ratio_ = std::isfinite(best) ? std::max(1.0, best / lb) : 1.0;
+  }
+
+  bool Run() {
+    const int n = problem_.num_ops();
+    std::vector<std::vector<State>> layers(static_cast<size_t>(n) + 1);
+    State root;
+    root.covered = Bits(n);
+    root.slow_before_last = Bits(problem_.num_tensors());
+    for (int t = 0; t < problem_.num_tensors(); ++t) {
+      if (problem_.is_graph_input(t)) root.slow_before_last.Set(t);
+    }
+    layers[0].push_back(root);
+    std::optional<State> best_done;
+    for (int layer = 0; layer < n; ++layer) {
+      if (ctx_.budget.Expired()) return false;
+      std::vector<State>& states = layers[static_cast<size_t>(layer)];
+      if (states.empty()) continue;
+      SelectBest(&states);
+      std::vector<std::vector<State>> children(states.size());
+      tbb::parallel_for(size_t{0}, states.size(), [&](size_t i) {
+        if (!ctx_.budget.Expired()) Expand(states[i], &children[i]);
+      });
+      if (ctx_.budget.Expired()) return false;
+      for (auto& list : children) {
+        for (State& child : list) {
+          if (child.covered_count == n) {
+            if (!best_done || child.g < best_done->g) best_done = child;
+          } else {
+            layers[static_cast<size_t>(child.covered_count)].push_back(std::move(child));
+          }
+        }
+      }
+      states.clear();
+      states.shrink_to_fit();
+    }
+    if (!best_done) return false;
+    ctx_.incumbent.Offer(Reconstruct(best_done->node), "beam");
+    return true;
+  }
+
+ private:
+  // Keeps the `width_` best states, one per key (deterministic: stable order).
+  void SelectBest(std::vector<State>* states) const {
+    std::stable_sort(states->begin(), states->end(), [](const State& a, const State& b) {
+      if (a.key != b.key) return a.key < b.key;
+      return a.g < b.g;
+    });
+    std::vector<State> unique;
+    for (State& s : *states) {
+      if (unique.empty() || unique.back().key != s.key) unique.push_back(std::move(s));
+    }
+    std::stable_sort(unique.begin(), unique.end(),
+                     [](const State& a, const State& b) { return a.f < b.f; });
+    if (static_cast<int>(unique.size()) > width_) unique.resize(static_cast<size_t>(width_));
+    *states = std::move(unique);
+  }
+
+  // Uncovered ops whose producers are all covered, by topological rank.
+  std::vector<int> Anchors(const State& s) const {
+    std::vector<int> anchors;
+    for (int o : problem_.graph().topo_order()) {
+      if (s.covered.Test(o)) continue;
+      bool ready = true;
+      for (int p : problem_.graph().predecessors(o)) ready &= s.covered.Test(p);
+      if (!ready) continue;
+      anchors.push_back(o);
+      if (static_cast<int>(anchors.size()) >= ctx_.options.anchors) break;
+    }
+    return anchors;
+  }
+
+  void Expand(const State& s, std::vector<State>* out) const {
+    const Node* last = s.node.get();
+    // Slow memory once the last stage has written its sinks (retaining nothing).
+    Bits slow_now = s.slow_before_last;
+    if (last) {
+      for (int t : last->plan->sinks()) slow_now.Set(t);
+    }
+    std::vector<int> seen_candidates;
+    for (int anchor : Anchors(s)) {
+      for (int index : ctx_.pool.by_op[static_cast<size_t>(anchor)]) {
+        if (std::find(seen_candidates.begin(), seen_candidates.end(), index) != seen_candidates.end()) {
+          continue;
+        }
+        seen_candidates.push_back(index);
+        const Candidate& cand = ctx_.pool.candidates[static_cast<size_t>(index)];
+        TryCandidate(s, cand, slow_now, out);
+      }
+    }
+  }
+
+  void TryCandidate(const State& s, const Candidate& cand, const Bits& slow_now,
+                    std::vector<State>* out) const {
+    const Node* last = s.node.get();
+    const SubgraphPlan& plan = *cand.plan;
+    // Inputs not in slow memory must come from the last stage's retention.
+    std::vector<int> missing;
+    for (int t : plan.external_inputs()) {
+      if (!slow_now.Test(t)) missing.push_back(t);
+    }
+    std::vector<int> keepable;  // produced by the last stage and read here
+    if (last) {
+      std::set_intersection(last->plan->produced().begin(), last->plan->produced().end(),
+                            plan.external_inputs().begin(), plan.external_inputs().end(),
+                            std::back_inserter(keepable));
+    }
+    for (int t : missing) {
+      if (!std::binary_search(keepable.begin(), keepable.end(), t)) return;
+    }
+    std::vector<std::vector<int>> retentions;
+    if (missing.empty()) retentions.push_back({});
+    if (!keepable.empty()) {
+      retentions.push_back(keepable);
+      if (keepable.size() > 1 && keepable.size() <= 4) {
+        for (int t : keepable) {
+          if (missing.empty() || (missing.size() == 1 && missing[0] == t)) retentions.push_back({t});
+        }
+      }
+    }
+    for (const std::vector<int>& keep : retentions) {
+      TileChoice parent_choice;
+      if (last) {
+        parent_choice = last->choice;
+        if (!keep.empty()) {
+          auto recosted = ctx_.coster.Configure(*last->plan, keep, last->resident_in);
+          if (!recosted) continue;
+          parent_choice = *recosted;
+        }
+      }
+      auto choice = ctx_.coster.Configure(plan, {}, keep);
+      if (!choice) continue;
+      State child;
+      child.covered = s.covered;
+      int added = 0;
+      for (int o : plan.ops()) {
+        if (!child.covered.Test(o)) {
+          child.covered.Set(o);
+          ++added;
+        }
+      }
+      if (added == 0) return;
+      child.covered_count = s.covered_count + added;
+      child.slow_before_last = s.slow_before_last;
+      if (last) {
+        for (int t : last->plan->sinks()) {
+          if (problem_.is_graph_output(t) || !std::binary_search(keep.begin(), keep.end(), t)) {
+            child.slow_before_last.Set(t);
+          }
+        }
+      }
+      child.g = s.g - (last ? last->choice.latency : 0) + (last ? parent_choice.latency : 0) +
+                choice->latency;
+      double rest = 0;
+      for (int o = 0; o < problem_.num_ops(); ++o) {
+        if (!child.covered.Test(o)) rest += remaining_[static_cast<size_t>(o)];
+      }
+      child.f = child.g + ratio_ * rest;
+      auto node = std::make_shared<Node>();
+      node->parent = s.node;
+      node->plan = &plan;
+      node->resident_in = keep;
+      node->choice = *choice;
+      node->parent_retained = keep;
+      node->parent_choice = parent_choice;
+      child.node = std::move(node);
+      child.key = MixHash(MixHash(child.covered.Hash(), child.slow_before_last.Hash()),
+                          HashIds(plan.ops(), HashIds(keep)));
+      out->push_back(std::move(child));
+    }
+  }
+
+  SearchContext& ctx_;
+  int width_;
+  const Problem& problem_;
+  std::vector<double> remaining_;
+  double total_compute_ = 0;
+  double ratio_ = 1;
+};
+
+}  // namespace
+
+bool RunBeam(SearchContext& ctx, int width) { return Beam(ctx, width).Run(); }
+
+}  // namespace tilesched::search

@@ -1,0 +1,123 @@
+// Per-subgraph configuration search.
+#include "configure.h"
+
+#include <algorithm>
+
+#include "tilesched/grid.h"
+
+namespace tilesched::search {
+
+std::vector<int64_t> BalancedSizes(int64_t extent, int64_t limit, int max_count) {
+  std::vector<int64_t> sizes;
+  int64_t n = CeilDiv(extent, std::min(limit, extent));
+  while (static_cast<int>(sizes.size()) < max_count) {
+    const int64_t size = CeilDiv(extent, n);
+    if (size <= limit && (sizes.empty() || size < sizes.back())) sizes.push_back(size);
+    if (size == 1) break;
+    // Every count up to twice the fewest, then geometrically.
+    const int64_t fewest = CeilDiv(extent, std::min(limit, extent));
+    n = n < 2 * fewest ? n + 1 : n + std::max<int64_t>(1, n / 4);
+  }
+  return sizes;
+}
+
+std::vector<int64_t> Configurator::KCandidates(const SubgraphPlan& plan) const {
+  if (plan.split_roots().empty()) return {1};
+  const auto [lo, hi] = std::minmax_element(plan.root_extents().begin(), plan.root_extents().end());
+  int64_t limit = *lo;
+  if (model_.modes().k_limit == KLimit::kNative) {
+    limit = std::min(limit, model_.problem().hardware().native_k());
+  }
+  std::vector<int64_t> ks = BalancedSizes(*hi, limit, options_.max_ks);
+  if (ks.empty() || ks.front() != limit) ks.insert(ks.begin(), limit);
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  return ks;
+}
+
+std::optional<TileChoice> Configurator::Evaluate(const SubgraphPlan& plan, const Granularity& g,
+                                                 TraversalKind traversal,
+                                                 std::span<const int> retained,
+                                                 std::span<const int> resident) const {
+  if (!model_.CheckGranularity(plan, g).ok()) return std::nullopt;
+  const Grid grid(plan.width(), plan.height(), g.w, g.h);
+  stats_.costed.fetch_add(1, std::memory_order_relaxed);
+  auto cost = model_.Cost(plan, g, MakeTraversal(traversal, grid.rows(), grid.cols()), retained,
+                          resident);
+  if (!cost.ok()) return std::nullopt;
+  return TileChoice{g, traversal, cost->latency, cost->peak_working_set};
+}
+
+std::optional<TileChoice> Configurator::Best(const SubgraphPlan& plan,
+                                             std::span<const int> retained,
+                                             std::span<const int> resident) const {
+  stats_.calls.fetch_add(1, std::memory_order_relaxed);
+  const Hardware& hw = model_.problem().hardware();
+  // Contest rule 7b: a Pointwise op read along a reduction axis needs the whole axis.
+  int64_t min_w = 1, min_h = 1;
+  if (model_.modes().rules == Rules::kContest) {
+    for (const ReductionPointwise& pw : plan.reduction_pointwise()) {
+      const Tensor& out = model_.problem().tensor(model_.problem().op(pw.op).output);
+      if (pw.proportional_cols) min_w = std::max(min_w, out.width);
+      if (pw.proportional_rows) min_h = std::max(min_h, out.height);
+    }
+  }
+  std::vector<int64_t> widths = BalancedSizes(plan.width(), hw.native_w, options_.max_sizes);
+  std::vector<int64_t> heights = BalancedSizes(plan.height(), hw.native_h, options_.max_sizes);
+  std::erase_if(widths, [&](int64_t w) { return w < min_w; });
+  std::erase_if(heights, [&](int64_t h) { return h < min_h; });
+  if (widths.empty() || heights.empty()) {
+    stats_.rejected_bounds.fetch_add(1, std::memory_order_relaxed);
+    stats_.infeasible.fetch_add(1, std::memory_order_relaxed);
+    return std::nullopt;
+  }
+  const std::vector<int64_t> ks = KCandidates(plan);
+  const bool has_roots = !plan.split_roots().empty();
+
+  std::optional<TileChoice> best;
+  auto consider = [&](const Granularity& g) {
+    const Grid grid(plan.width(), plan.height(), g.w, g.h);
+    const bool both = grid.rows() > 1 && grid.cols() > 1;
+    for (TraversalKind kind : {TraversalKind::kSnakeRows, TraversalKind::kSnakeCols}) {
+      if (!both && kind == TraversalKind::kSnakeCols) break;
+      // With one row or one column every order is raster.
+      const TraversalKind used = both ? kind : TraversalKind::kRaster;
+      auto choice = Evaluate(plan, g, used, retained, resident);
+      if (choice && (!best || choice->latency < best->latency)) best = choice;
+    }
+  };
+  auto fits = [&](const Granularity& g) {
+    const bool ok = model_.PeakWorkingSet(plan, g, retained, resident) <= hw.fast_memory_capacity;
+    if (!ok) stats_.rejected_memory.fetch_add(1, std::memory_order_relaxed);
+    return ok;
+  };
+
+  for (int64_t k : ks) {
+    int64_t previous_w = -1;
+    for (int64_t h : heights) {
+      // Largest fitting width: widths are decreasing and the working set grows with w.
+      if (!fits({widths.back(), h, has_roots ? k : 1})) continue;
+      size_t lo = 0, hi = widths.size() - 1;  // widths[hi] fits
+      while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (fits({widths[mid], h, has_roots ? k : 1})) {
+          hi = mid;
+        } else {
+          lo = mid + 1;
+        }
+      }
+      const int64_t w = widths[hi];
+      // A smaller h with the same width only adds tiles.
+      if (w == previous_w) continue;
+      previous_w = w;
+      consider({w, h, has_roots ? k : 1});
+      if (options_.try_smaller_width && hi + 1 < widths.size()) {
+        consider({widths[hi + 1], h, has_roots ? k : 1});
+      }
+    }
+    if (!has_roots) break;
+  }
+  if (!best) stats_.infeasible.fetch_add(1, std::memory_order_relaxed);
+  return best;
+}
+
+}  // namespace tilesched::search

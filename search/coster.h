@@ -1,0 +1,53 @@
+// SubgraphCoster: the only window strategies have onto the cost model (STYLE.md rule 7).
+//
+// Entry points: SubgraphCoster::Configure(plan, retained, resident) gives the best TileChoice
+// of a subgraph in its context, or nullopt when nothing fits. ModelCoster answers with the
+// real Configurator and memoizes on (ops, retained, resident), the whole key a subgraph's cost
+// depends on (STYLE.md rule 8); tests substitute a fake coster for fast, exact strategy tests.
+#ifndef TILESCHED_SEARCH_COSTER_H_
+#define TILESCHED_SEARCH_COSTER_H_
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <span>
+
+#include "configure.h"
+#include "tilesched/cost_model.h"
+#include "tilesched/demand.h"
+
+namespace tilesched::search {
+
+class SubgraphCoster {
+ public:
+  virtual ~SubgraphCoster() = default;
+  // `retained` and `resident` are sorted tensor ids. Safe to call concurrently.
+  virtual std::optional<TileChoice> Configure(const SubgraphPlan& plan,
+                                              std::span<const int> retained,
+                                              std::span<const int> resident) = 0;
+  // Number of Configure calls that were not answered from a cache.
+  virtual int64_t evaluations() const = 0;
+};
+
+class ModelCoster : public SubgraphCoster {
+ public:
+  // `counter`, when given, also counts configurations costed (for live progress output).
+  ModelCoster(const CostModel& model, ConfigureOptions options = {},
+              std::atomic<int64_t>* counter = nullptr);
+  ~ModelCoster() override;
+
+  std::optional<TileChoice> Configure(const SubgraphPlan& plan, std::span<const int> retained,
+                                      std::span<const int> resident) override;
+  int64_t evaluations() const override;
+  const Configurator& configurator() const { return configurator_; }
+
+ private:
+  struct Memo;
+  Configurator configurator_;
+  std::unique_ptr<Memo> memo_;
+  std::atomic<int64_t>* counter_;
+};
+
+}  // namespace tilesched::search
+
+#endif  // TILESCHED_SEARCH_COSTER_H_

@@ -1,0 +1,87 @@
+// Draft bookkeeping: re-costing, consistency, conversion.
+#include "draft.h"
+
+#include <algorithm>
+
+#include "tilesched/graph.h"
+#include "tilesched/grid.h"
+
+namespace tilesched::search {
+
+bool DraftIsConsistent(const Problem& problem, const Draft& draft) {
+  std::vector<bool> covered(problem.num_ops(), false);
+  std::vector<bool> in_slow(problem.num_tensors(), false);
+  for (int t = 0; t < problem.num_tensors(); ++t) in_slow[t] = problem.is_graph_input(t);
+  const std::vector<int>* resident = nullptr;
+  for (const Stage& stage : draft.stages) {
+    for (int t : stage.plan->external_inputs()) {
+      const bool kept = resident && std::binary_search(resident->begin(), resident->end(), t);
+      if (!in_slow[t] && !kept) return false;
+    }
+    for (int t : stage.retained) {
+      if (!std::binary_search(stage.plan->produced().begin(), stage.plan->produced().end(), t)) {
+        return false;
+      }
+    }
+    for (int o : stage.plan->ops()) covered[o] = true;
+    for (int t : stage.plan->sinks()) {
+      if (problem.is_graph_output(t) ||
+          !std::binary_search(stage.retained.begin(), stage.retained.end(), t)) {
+        in_slow[t] = true;
+      }
+    }
+    resident = &stage.retained;
+  }
+  return std::all_of(covered.begin(), covered.end(), [](bool c) { return c; });
+}
+
+bool RecostDraft(const Problem& problem, SubgraphCoster& coster, Draft* draft) {
+  if (!DraftIsConsistent(problem, *draft)) return false;
+  static const std::vector<int> kNone;
+  double total = 0;
+  std::vector<TileChoice> choices;
+  for (size_t s = 0; s < draft->stages.size(); ++s) {
+    const std::vector<int>& resident = s ? draft->stages[s - 1].retained : kNone;
+    auto choice = coster.Configure(*draft->stages[s].plan, draft->stages[s].retained, resident);
+    if (!choice) return false;
+    choices.push_back(*choice);
+    total += choice->latency;
+  }
+  for (size_t s = 0; s < draft->stages.size(); ++s) draft->stages[s].choice = choices[s];
+  draft->total = total;
+  return true;
+}
+
+Schedule ToSchedule(const Draft& draft) {
+  Schedule schedule;
+  for (const Stage& stage : draft.stages) {
+    Subgraph sg;
+    sg.ops = stage.plan->ops();
+    sg.granularity = stage.choice.granularity;
+    sg.retained = stage.retained;
+    const Grid grid(stage.plan->width(), stage.plan->height(), sg.granularity.w, sg.granularity.h);
+    sg.traversal = MakeTraversal(stage.choice.traversal, grid.rows(), grid.cols());
+    sg.reported_latency = stage.choice.latency;
+    schedule.subgraphs.push_back(std::move(sg));
+  }
+  return schedule;
+}
+
+Result<Draft> SingletonDraft(const Problem& problem, PlanCache& plans, SubgraphCoster& coster) {
+  Draft draft;
+  for (int o : problem.graph().topo_order()) {
+    const SubgraphPlan* plan = plans.Get({o});
+    auto choice = coster.Configure(*plan, {}, {});
+    if (!choice) {
+      return Status::Error("op " + std::to_string(o) + " (" + OpTypeName(problem.op(o).type) +
+                           ") fits in fast memory at no tile size: even its smallest tile needs "
+                           "more than " +
+                           std::to_string(problem.hardware().fast_memory_capacity) + " elements");
+    }
+    draft.stages.push_back({plan, {}, *choice});
+    draft.total += choice->latency;
+  }
+  return draft;
+}
+
+}  // namespace tilesched::search

@@ -1,0 +1,49 @@
+// Draft: a schedule as the search builds it, a list of configured stages, convertible to a
+// Schedule.
+//
+// Entry points: Stage (plan, retained tensors, TileChoice), Draft (stages + total),
+// RecostDraft() re-configures every stage in order with the right resident set and checks
+// coverage and availability, ToSchedule() turns a draft into the solution value.
+#ifndef TILESCHED_SEARCH_DRAFT_H_
+#define TILESCHED_SEARCH_DRAFT_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "configure.h"
+#include "coster.h"
+#include "plan_cache.h"
+#include "tilesched/problem.h"
+#include "tilesched/schedule.h"
+
+namespace tilesched::search {
+
+struct Stage {
+  const SubgraphPlan* plan = nullptr;
+  std::vector<int> retained;  // sorted
+  TileChoice choice;
+};
+
+struct Draft {
+  std::vector<Stage> stages;
+  double total = 0;
+};
+
+// Re-configures each stage for its context (resident = previous stage's retained) and checks
+// rules 3.1, 3.5 and 3.6. Returns false (draft unchanged in meaning) when the draft is not a
+// valid schedule or some stage no longer fits.
+bool RecostDraft(const Problem& problem, SubgraphCoster& coster, Draft* draft);
+
+// True when the draft's stages cover every op and read only available tensors.
+bool DraftIsConsistent(const Problem& problem, const Draft& draft);
+
+Schedule ToSchedule(const Draft& draft);
+
+// Each op alone, in topological order, at its best configuration, retaining nothing. Fails
+// (with the op's name) when some op fits at no granularity.
+Result<Draft> SingletonDraft(const Problem& problem, PlanCache& plans, SubgraphCoster& coster);
+
+}  // namespace tilesched::search
+
+#endif  // TILESCHED_SEARCH_DRAFT_H_

@@ -1,0 +1,28 @@
+// Hashes of id lists used as cache keys in the search.
+#ifndef TILESCHED_SEARCH_HASHING_H_
+#define TILESCHED_SEARCH_HASHING_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace tilesched::search {
+
+inline uint64_t MixHash(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+inline uint64_t HashIds(std::span<const int> ids, uint64_t seed = 0x243f6a8885a308d3ULL) {
+  uint64_t h = MixHash(seed, ids.size());
+  for (int id : ids) h = MixHash(h, static_cast<uint64_t>(static_cast<uint32_t>(id)));
+  return h;
+}
+
+struct IdsHash {
+  size_t operator()(const std::vector<int>& ids) const { return HashIds(ids); }
+};
+
+}  // namespace tilesched::search
+
+#endif  // TILESCHED_SEARCH_HASHING_H_

@@ -1,0 +1,163 @@
+// Strict config-key handling for SearchOptions.
+#include "options.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <map>
+
+namespace tilesched::search {
+
+const std::vector<std::string>& StrategyNames() {
+  static const std::vector<std::string> names = {"greedy", "beam", "anneal", "portfolio"};
+  return names;
+}
+
+namespace {
+
+Result<int64_t> ParseInt(const std::string& key, const std::string& text, int64_t lo, int64_t hi) {
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return Status::Error(key + ": expected an integer, got " + text);
+  }
+  if (value < lo || value > hi) {
+    return Status::Error(key + ": " + text + " is outside [" + std::to_string(lo) + ", " +
+                         std::to_string(hi) + "]");
+  }
+  return value;
+}
+
+Result<double> ParseDouble(const std::string& key, const std::string& text, double lo, double hi) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value)) {
+    return Status::Error(key + ": expected a number, got " + text);
+  }
+  if (value < lo || value > hi) return Status::Error(key + ": " + text + " is out of range");
+  return value;
+}
+
+// Strips the quotes of a JSON string value.
+Result<std::string> ParseString(const std::string& key, const std::string& text) {
+  if (text.size() < 2 || text.front() != '"' || text.back() != '"') {
+    return Status::Error(key + ": expected a string, got " + text);
+  }
+  return text.substr(1, text.size() - 2);
+}
+
+struct KeySpec {
+  std::string help;
+  std::function<Status(const std::string&, SearchOptions*)> apply;
+};
+
+template <typename T>
+std::function<Status(const std::string&, SearchOptions*)> IntSetter(std::string key, T SearchOptions::*field,
+                                                                    int64_t lo, int64_t hi) {
+  return [key, field, lo, hi](const std::string& text, SearchOptions* o) {
+    auto v = ParseInt(key, text, lo, hi);
+    if (!v.ok()) return v.status();
+    o->*field = static_cast<T>(*v);
+    return Status::Ok();
+  };
+}
+
+std::function<Status(const std::string&, SearchOptions*)> DoubleSetter(std::string key,
+                                                                       double SearchOptions::*field,
+                                                                       double lo, double hi) {
+  return [key, field, lo, hi](const std::string& text, SearchOptions* o) {
+    auto v = ParseDouble(key, text, lo, hi);
+    if (!v.ok()) return v.status();
+    o->*field = *v;
+    return Status::Ok();
+  };
+}
+
+const std::map<std::string, KeySpec>& Keys() {
+  static const std::map<std::string, KeySpec> keys = {
+      {"strategy",
+       {"greedy | beam | anneal | portfolio",
+        [](const std::string& text, SearchOptions* o) {
+          auto v = ParseString("strategy", text);
+          if (!v.ok()) return v.status();
+          for (const std::string& name : StrategyNames()) {
+            if (name == *v) {
+              o->strategy = *v;
+              return Status::Ok();
+            }
+          }
+          return Status::Error("strategy: unknown strategy '" + *v + "'");
+        }}},
+      {"time_limit", {"seconds of wall clock (0 = none)", DoubleSetter("time_limit", &SearchOptions::time_limit, 0, 1e7)}},
+      {"iterations", {"work budget per strategy (0 = until the time limit)", IntSetter("iterations", &SearchOptions::iterations, 0, int64_t{1} << 40)}},
+      {"threads", {"worker threads (0 = all)", IntSetter("threads", &SearchOptions::threads, 0, 1024)}},
+      {"seed", {"random seed", IntSetter("seed", &SearchOptions::seed, 0, int64_t{1} << 62)}},
+      {"beam_width", {"beam states kept per layer", IntSetter("beam_width", &SearchOptions::beam_width, 1, 1 << 20)}},
+      {"beam_max_width", {"widest beam the portfolio tries", IntSetter("beam_max_width", &SearchOptions::beam_max_width, 1, 1 << 20)}},
+      {"anchors", {"ready ops a beam state may start its next subgraph from", IntSetter("anchors", &SearchOptions::anchors, 1, 64)}},
+      {"max_subgraph_ops", {"largest enumerated subgraph (ops)", IntSetter("max_subgraph_ops", &SearchOptions::max_subgraph_ops, 1, 64)}},
+      {"max_candidates_per_op", {"cap on enumerated subgraphs containing one op", IntSetter("max_candidates_per_op", &SearchOptions::max_candidates_per_op, 1, 1 << 20)}},
+      {"anneal_chains", {"parallel annealing chains", IntSetter("anneal_chains", &SearchOptions::anneal_chains, 1, 1024)}},
+      {"anneal_start_temp", {"initial temperature relative to the latency", DoubleSetter("anneal_start_temp", &SearchOptions::anneal_start_temp, 0, 10)}},
+      {"anneal_end_temp", {"final temperature relative to the latency", DoubleSetter("anneal_end_temp", &SearchOptions::anneal_end_temp, 0, 10)}},
+      {"tile_sizes", {"tile sizes tried per dimension", [](const std::string& text, SearchOptions* o) {
+         auto v = ParseInt("tile_sizes", text, 1, 4096);
+         if (!v.ok()) return v.status();
+         o->configure.max_sizes = static_cast<int>(*v);
+         return Status::Ok();
+       }}},
+      {"k_values", {"split-k factors tried", [](const std::string& text, SearchOptions* o) {
+         auto v = ParseInt("k_values", text, 1, 4096);
+         if (!v.ok()) return v.status();
+         o->configure.max_ks = static_cast<int>(*v);
+         return Status::Ok();
+       }}},
+      {"rules", {"contest | algebra", [](const std::string& text, SearchOptions* o) {
+         auto s = ParseString("rules", text);
+         if (!s.ok()) return s.status();
+         auto v = ParseRules(*s);
+         if (!v.ok()) return v.status();
+         o->modes.rules = *v;
+         return Status::Ok();
+       }}},
+      {"matmul_reduction", {"full_k | native_k", [](const std::string& text, SearchOptions* o) {
+         auto s = ParseString("matmul_reduction", text);
+         if (!s.ok()) return s.status();
+         auto v = ParseMatmulReduction(*s);
+         if (!v.ok()) return v.status();
+         o->modes.matmul_reduction = *v;
+         return Status::Ok();
+       }}},
+      {"k_limit", {"native | reduction", [](const std::string& text, SearchOptions* o) {
+         auto s = ParseString("k_limit", text);
+         if (!s.ok()) return s.status();
+         auto v = ParseKLimit(*s);
+         if (!v.ok()) return v.status();
+         o->modes.k_limit = *v;
+         return Status::Ok();
+       }}},
+  };
+  return keys;
+}
+
+}  // namespace
+
+Status ApplyConfigEntry(const std::string& key, const std::string& value, SearchOptions* options) {
+  const auto& keys = Keys();
+  auto it = keys.find(key);
+  if (it == keys.end()) {
+    std::string known;
+    for (const auto& [name, spec] : keys) known += (known.empty() ? "" : ", ") + name;
+    return Status::Error("unknown config key '" + key + "' (known: " + known + ")");
+  }
+  return it->second.apply(value, options);
+}
+
+std::string ConfigKeysHelp() {
+  std::string out;
+  for (const auto& [name, spec] : Keys()) out += "  " + name + ": " + spec.help + "\n";
+  return out;
+}
+
+}  // namespace tilesched::search

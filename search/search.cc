@@ -1,0 +1,137 @@
+// RunSearch: budget, incumbent, strategy dispatch and the portfolio.
+#include "search.h"
+
+#include <cmath>
+#include <limits>
+
+#include <tbb/global_control.h>
+
+#include "tilesched/evaluate.h"
+
+namespace tilesched::search {
+
+bool Incumbent::Offer(const Draft& draft, const std::string& by) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (best_ && draft.total >= best_->total - 1e-9 * std::max(1.0, best_->total)) return false;
+  const Schedule schedule = ToSchedule(draft);
+  // The evaluator is the judge: a draft is kept only with its confirmed latency.
+  auto evaluation = Evaluate(problem_, schedule, modes_);
+  if (!evaluation.ok()) return false;
+  Draft confirmed = draft;
+  for (size_t s = 0; s < confirmed.stages.size(); ++s) {
+    confirmed.stages[s].choice.latency = evaluation->subgraphs[s].cost.latency;
+  }
+  confirmed.total = evaluation->total;
+  if (best_ && confirmed.total >= best_->total) return false;
+  best_ = std::move(confirmed);
+  best_by_ = by;
+  if (observer_) observer_->Improved(ToSchedule(*best_), best_->total, by);
+  return true;
+}
+
+std::optional<Draft> Incumbent::Best() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return best_;
+}
+
+double Incumbent::BestTotal() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return best_ ? best_->total : std::numeric_limits<double>::infinity();
+}
+
+std::string Incumbent::BestBy() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return best_by_;
+}
+
+Budget::Budget(double seconds, const std::atomic<bool>* stop)
+    : start_(std::chrono::steady_clock::now()), has_deadline_(seconds > 0), stop_(stop) {
+  deadline_ = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(has_deadline_ ? seconds : 0));
+}
+
+bool Budget::Expired() const {
+  if (stop_ && stop_->load(std::memory_order_relaxed)) return true;
+  return has_deadline_ && std::chrono::steady_clock::now() >= deadline_;
+}
+
+double Budget::Elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+double Budget::Remaining() const {
+  if (!has_deadline_) return std::numeric_limits<double>::infinity();
+  return std::chrono::duration<double>(deadline_ - std::chrono::steady_clock::now()).count();
+}
+
+namespace {
+
+// Portfolio: greedy (instant), beams of growing width, then annealing with what is left.
+void RunPortfolio(SearchContext& ctx) {
+  RunGreedy(ctx);
+  const int64_t budget = ctx.options.iterations;
+  if (budget > 0) {
+    // Deterministic work: one beam, then annealing.
+    RunBeam(ctx, ctx.options.beam_width);
+    RunAnneal(ctx, budget);
+    return;
+  }
+  for (int width = ctx.options.beam_width; width <= ctx.options.beam_max_width; width *= 4) {
+    if (ctx.budget.Expired()) return;
+    const double before = ctx.budget.Elapsed();
+    if (!RunBeam(ctx, width)) break;
+    const double took = ctx.budget.Elapsed() - before;
+    // Leave at least half of the remaining time for annealing; a 4x wider beam costs ~4x.
+    if (took * 4 > ctx.budget.Remaining() * 0.5) break;
+  }
+  RunAnneal(ctx, 0);
+}
+
+}  // namespace
+
+Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& options,
+                               const SearchHooks& hooks) {
+  SearchObserver* observer = hooks.observer;
+  if (options.time_limit <= 0 && options.iterations <= 0 && options.strategy != "greedy" &&
+      options.strategy != "beam") {
+    return Status::Error("set a time limit or an iteration budget");
+  }
+  std::optional<tbb::global_control> threads;
+  if (options.threads > 0) {
+    threads.emplace(tbb::global_control::max_allowed_parallelism,
+                    static_cast<size_t>(options.threads));
+  }
+  const Budget budget(options.time_limit, hooks.stop);
+  const CostModel model(problem, options.modes);
+  PlanCache plans(problem);
+  ModelCoster coster(model, options.configure, hooks.evaluations);
+  Incumbent incumbent(problem, options.modes, observer);
+  // The first answer: one op per subgraph (fails only when some op fits nowhere).
+  auto first = SingletonDraft(problem, plans, coster);
+  if (!first.ok()) return first.status();
+  incumbent.Offer(*first, "singletons");
+  const CandidatePool pool = BuildCandidates(problem, plans, options);
+  SearchContext ctx{problem, options, plans, coster, incumbent, budget, pool, observer};
+
+  if (options.strategy == "greedy") {
+    RunGreedy(ctx);
+  } else if (options.strategy == "beam") {
+    RunBeam(ctx, options.beam_width);
+  } else if (options.strategy == "anneal") {
+    RunAnneal(ctx, options.iterations);
+  } else if (options.strategy == "portfolio") {
+    RunPortfolio(ctx);
+  } else {
+    return Status::Error("unknown strategy '" + options.strategy + "'");
+  }
+  auto best = incumbent.Best();
+  SearchResult result;
+  result.schedule = ToSchedule(*best);
+  result.total = best->total;
+  result.found_by = incumbent.BestBy();
+  result.evaluations = coster.evaluations();
+  result.seconds = budget.Elapsed();
+  return result;
+}
+
+}  // namespace tilesched::search

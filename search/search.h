@@ -1,0 +1,110 @@
+// The scheduler's entry point and the context its strategies share.
+//
+// Entry point: RunSearch(problem, options, observer) runs the chosen strategy (greedy, beam,
+// anneal, or the portfolio of all three under one budget) and returns the best schedule found,
+// re-checked by Evaluate(). The observer hears of every improvement (so a caller can keep the
+// best schedule on disk) and can ask the search to stop (signals, deadlines).
+#ifndef TILESCHED_SEARCH_SEARCH_H_
+#define TILESCHED_SEARCH_SEARCH_H_
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "candidates.h"
+#include "coster.h"
+#include "draft.h"
+#include "options.h"
+#include "plan_cache.h"
+#include "tilesched/problem.h"
+#include "tilesched/schedule.h"
+#include "tilesched/status.h"
+
+namespace tilesched::search {
+
+// Hears about the search as it runs. Methods may be called from worker threads, one at a time.
+class SearchObserver {
+ public:
+  virtual ~SearchObserver() = default;
+  // A better schedule was found (already re-checked by Evaluate()).
+  virtual void Improved(const Schedule& schedule, double total, const std::string& by) = 0;
+};
+
+// The best draft so far, shared by all strategies and threads.
+class Incumbent {
+ public:
+  Incumbent(const Problem& problem, const CostModes& modes, SearchObserver* observer)
+      : problem_(problem), modes_(modes), observer_(observer) {}
+  // Keeps `draft` when it beats the incumbent and Evaluate() confirms it; true if kept.
+  bool Offer(const Draft& draft, const std::string& by);
+  std::optional<Draft> Best() const;
+  double BestTotal() const;
+  std::string BestBy() const;
+
+ private:
+  const Problem& problem_;
+  CostModes modes_;
+  SearchObserver* observer_;
+  mutable std::mutex mutex_;
+  std::optional<Draft> best_;
+  std::string best_by_;
+};
+
+// When to stop: a deadline, an external stop request, or a work budget (checked by strategies).
+class Budget {
+ public:
+  Budget(double seconds, const std::atomic<bool>* stop);
+  bool Expired() const;
+  double Elapsed() const;
+  double Remaining() const;  // seconds; infinity without a deadline
+  bool has_deadline() const { return has_deadline_; }
+
+ private:
+  std::chrono::steady_clock::time_point start_, deadline_;
+  bool has_deadline_;
+  const std::atomic<bool>* stop_;
+};
+
+struct SearchContext {
+  const Problem& problem;
+  const SearchOptions& options;
+  PlanCache& plans;
+  SubgraphCoster& coster;
+  Incumbent& incumbent;
+  const Budget& budget;
+  const CandidatePool& pool;
+  SearchObserver* observer;
+};
+
+// Strategies (each improves the incumbent within the budget).
+void RunGreedy(SearchContext& ctx);
+// Beam search of width `width`; returns false when it found no complete schedule.
+bool RunBeam(SearchContext& ctx, int width);
+// Annealing from the incumbent with `moves` moves per chain (0 = until the deadline).
+void RunAnneal(SearchContext& ctx, int64_t moves);
+
+struct SearchResult {
+  Schedule schedule;
+  double total = 0;
+  std::string found_by;
+  int64_t evaluations = 0;
+  double seconds = 0;
+};
+
+// How a caller watches and steers a run; every member may be null.
+struct SearchHooks {
+  SearchObserver* observer = nullptr;
+  const std::atomic<bool>* stop = nullptr;   // set (e.g. by a signal handler) to end the run
+  std::atomic<int64_t>* evaluations = nullptr;  // live count of subgraph configurations costed
+};
+
+// Fails when no op can be placed in fast memory at any tile size.
+Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& options,
+                               const SearchHooks& hooks = {});
+
+}  // namespace tilesched::search
+
+#endif  // TILESCHED_SEARCH_SEARCH_H_

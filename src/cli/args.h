@@ -1,0 +1,65 @@
+// Args: strict command-line parsing for the tilesched subcommands.
+//
+// Each subcommand declares its options (name, value placeholder, help line) and how many
+// positional arguments it takes; Parse() rejects unknown options and missing values with a
+// one-line message, and HelpText() prints the usage that `--help` shows.
+#ifndef TILESCHED_CLI_ARGS_H_
+#define TILESCHED_CLI_ARGS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tilesched/cost_model.h"
+#include "tilesched/status.h"
+
+namespace tilesched::cli {
+
+struct Option {
+  std::string name;        // without the leading "--"
+  std::string value_name;  // empty: a boolean flag
+  std::string help;
+};
+
+class Args {
+ public:
+  Args(std::string command, std::string usage, std::string description,
+       std::vector<Option> options, int min_positional, int max_positional);
+
+  // Parses argv[first..argc). `--help` / `-h` sets help() and stops checking.
+  Status Parse(int argc, char** argv, int first);
+
+  bool help() const { return help_; }
+  std::string HelpText() const;
+  const std::vector<std::string>& positional() const { return positional_; }
+  bool Has(const std::string& name) const { return values_.count(name) > 0; }
+  std::string Get(const std::string& name, const std::string& fallback = "") const;
+  Result<int64_t> GetInt(const std::string& name, int64_t fallback) const;
+  Result<double> GetDouble(const std::string& name, double fallback) const;
+
+ private:
+  std::string command_, usage_, description_;
+  std::vector<Option> options_;
+  int min_positional_, max_positional_;
+  bool help_ = false;
+  std::vector<std::string> positional_;
+  std::map<std::string, std::string> values_;
+};
+
+// The cost-model switches every command accepts (SPEC.md section 7).
+std::vector<Option> ModeOptions();
+// Reads --rules, --matmul-reduction and --k-limit over `base` (defaults or a config's modes).
+Result<CostModes> ModesFromArgs(const Args& args, CostModes base = {});
+
+// Prints "tilesched <command>: <message>" to stderr and returns `code`.
+int Fail(const std::string& command, const std::string& message, int code);
+
+// Exit codes shared by all commands.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInvalid = 1;  // a schedule broke a rule
+inline constexpr int kExitUsage = 2;    // bad arguments or unreadable / malformed input
+
+}  // namespace tilesched::cli
+
+#endif  // TILESCHED_CLI_ARGS_H_

@@ -1,0 +1,86 @@
+// `tilesched info`: what a problem contains and its lower bounds.
+#include <iostream>
+
+#include "args.h"
+#include "commands.h"
+#include "table.h"
+#include "tilesched/graph.h"
+#include "tilesched/io.h"
+#include "tilesched/lower_bound.h"
+
+namespace tilesched::cli {
+
+namespace {
+
+std::string Shape(const Tensor& t) { return std::to_string(t.height) + "x" + std::to_string(t.width); }
+
+void PrintHuman(const Problem& problem, const LowerBounds& bounds, const CostModes& modes) {
+  const Hardware& hw = problem.hardware();
+  std::cout << problem.num_ops() << " ops, " << problem.num_tensors() << " tensors; fast memory "
+            << FormatCount(hw.fast_memory_capacity) << " elements, bandwidth "
+            << FormatNumber(hw.slow_memory_bandwidth, 2) << " elements/unit, native tile "
+            << hw.native_w << "x" << hw.native_h << " (w x h)\n\n";
+  TextTable ops({"op", "type", "inputs (rows x cols)", "output", "base cost", "compute once"});
+  for (int o = 0; o < problem.num_ops(); ++o) {
+    const Op& op = problem.op(o);
+    std::string in;
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      in += (i ? ", " : "") + std::string("T") + std::to_string(op.inputs[i]) + " " +
+            Shape(problem.tensor(op.inputs[i]));
+    }
+    ops.AddRow({std::to_string(o), OpTypeName(op.type), in,
+                "T" + std::to_string(op.output) + " " + Shape(problem.tensor(op.output)),
+                FormatNumber(op.base_cost), FormatNumber(OpComputeOnce(problem, o, modes.matmul_reduction))});
+  }
+  ops.Print(std::cout, {false, true, true, true});
+  std::cout << "\n";
+  TextTable tensors({"tensor", "rows x cols", "elements", "role", "producer", "consumers"});
+  for (int t = 0; t < problem.num_tensors(); ++t) {
+    const std::string role = problem.is_graph_input(t)    ? "graph input"
+                             : problem.is_graph_output(t) ? "graph output"
+                             : problem.producer(t) >= 0   ? "intermediate"
+                                                          : "unused";
+    std::string consumers;
+    for (int o : problem.graph().consumers(t)) consumers += (consumers.empty() ? "" : ",") + std::to_string(o);
+    tensors.AddRow({"T" + std::to_string(t), Shape(problem.tensor(t)),
+                    FormatCount(problem.tensor(t).size()), role,
+                    problem.producer(t) >= 0 ? std::to_string(problem.producer(t)) : "-",
+                    consumers.empty() ? "-" : consumers});
+  }
+  tensors.Print(std::cout, {true, true, true, true});
+  std::cout << "\ngraph inputs:  " << IdList(problem.graph().graph_inputs())
+            << "\ngraph outputs: " << IdList(problem.graph().graph_outputs()) << "\n\n"
+            << "lower bounds (" << ModesString(modes) << "):\n"
+            << "  compute (every op once at native tiles): " << FormatNumber(bounds.compute) << "\n"
+            << "  I/O (inputs read and outputs written once): " << FormatNumber(bounds.io) << "\n"
+            << "  lower bound: " << FormatNumber(bounds.best()) << "\n";
+}
+
+}  // namespace
+
+int RunInfo(int argc, char** argv, int first) {
+  std::vector<Option> options = ModeOptions();
+  options.push_back({"json", "", "print machine-readable JSON instead of tables"});
+  Args args("info", "PROBLEM.json [options]",
+            "Lists a problem's ops, tensors (shapes, roles), graph inputs and outputs, and the\n"
+            "compute and I/O lower bounds on any schedule's latency.",
+            options, 1, 1);
+  if (Status s = args.Parse(argc, argv, first); !s.ok()) return Fail("info", s.message(), kExitUsage);
+  if (args.help()) {
+    std::cout << args.HelpText();
+    return kExitOk;
+  }
+  auto modes = ModesFromArgs(args);
+  if (!modes.ok()) return Fail("info", modes.status().message(), kExitUsage);
+  auto problem = LoadProblem(args.positional()[0]);
+  if (!problem.ok()) return Fail("info", problem.status().message(), kExitUsage);
+  const LowerBounds bounds = ComputeLowerBounds(*problem, *modes);
+  if (args.Has("json")) {
+    std::cout << ProblemInfoToJson(*problem, bounds, *modes);
+  } else {
+    PrintHuman(*problem, bounds, *modes);
+  }
+  return kExitOk;
+}
+
+}  // namespace tilesched::cli

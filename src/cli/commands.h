@@ -1,0 +1,14 @@
+// The tilesched subcommands; each parses its own arguments and returns an exit code.
+#ifndef TILESCHED_CLI_COMMANDS_H_
+#define TILESCHED_CLI_COMMANDS_H_
+
+namespace tilesched::cli {
+
+// argv[first] is the first argument after the subcommand name.
+int RunEvaluate(int argc, char** argv, int first);
+int RunInfo(int argc, char** argv, int first);
+int RunSchedule(int argc, char** argv, int first);
+
+}  // namespace tilesched::cli
+
+#endif  // TILESCHED_CLI_COMMANDS_H_

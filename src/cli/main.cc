@@ -1,0 +1,55 @@
+// tilesched: command-line entry point. Parses the subcommand name and dispatches.
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(int, char**, int);
+  const char* summary;
+};
+
+const Command kCommands[] = {
+    {"schedule", tilesched::cli::RunSchedule, "search for the best schedule of a problem"},
+    {"evaluate", tilesched::cli::RunEvaluate, "check a solution and print its latency breakdown"},
+    {"info", tilesched::cli::RunInfo, "describe a problem and its lower bounds"},
+};
+
+void PrintUsage(std::ostream& out) {
+  out << "usage: tilesched COMMAND [ARGS] [--help]\n\n"
+         "tilesched schedules tiled execution of tensor DAGs on a two-level memory.\n\n"
+         "commands:\n";
+  for (const Command& c : kCommands) {
+    std::string name = c.name;
+    name.resize(12, ' ');
+    out << "  " << name << c.summary << "\n";
+  }
+  out << "\nRun 'tilesched COMMAND --help' for a command's options.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    PrintUsage(std::cerr);
+    return 2;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    PrintUsage(std::cout);
+    return 0;
+  }
+  if (name == "--version") {
+    std::cout << "tilesched 0.1.0\n";
+    return 0;
+  }
+  for (const Command& c : kCommands) {
+    if (name == c.name) return c.run(argc, argv, 2);
+  }
+  std::cerr << "tilesched: unknown command '" << name << "' (run 'tilesched --help')\n";
+  return 2;
+}

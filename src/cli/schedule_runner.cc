@@ -1,0 +1,160 @@
+// ScheduleRunner: anytime output and signal handling around RunSearch.
+#include "schedule_runner.h"
+
+#include <csignal>
+#include <chrono>
+#include <condition_variable>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "args.h"
+#include "search.h"
+#include "table.h"
+#include "tilesched/evaluate.h"
+#include "tilesched/file_util.h"
+#include "tilesched/io.h"
+#include "tilesched/lower_bound.h"
+
+namespace tilesched::cli {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void HandleStop(int) { g_stop.store(true); }
+
+// Writes each improvement to disk (at most every 100 ms; the last one always).
+class FileObserver : public search::SearchObserver {
+ public:
+  FileObserver(const Problem& problem, const CostModes& modes, std::string path)
+      : problem_(problem), modes_(modes), path_(std::move(path)) {}
+
+  void Improved(const Schedule& schedule, double total, const std::string& by) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_ = schedule;
+    best_total_ = total;
+    best_by_ = by;
+    dirty_ = true;
+    const auto now = std::chrono::steady_clock::now();
+    if (!written_once_ || now - last_write_ > std::chrono::milliseconds(100)) FlushLocked();
+  }
+
+  // Writes the pending schedule if it has not been written yet.
+  Status Flush() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return FlushLocked();
+  }
+
+  double best_total() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return best_total_;
+  }
+  std::string best_by() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return best_by_;
+  }
+  const Status& write_status() const { return write_status_; }
+
+ private:
+  Status FlushLocked() {
+    if (!dirty_ || path_.empty()) return write_status_;
+    // Every schedule written is re-checked; its latencies are the evaluator's.
+    auto evaluation = Evaluate(problem_, pending_, modes_);
+    if (!evaluation.ok()) {
+      write_status_ = Status::Error("internal error: search produced an invalid schedule: " +
+                                    evaluation.status().message());
+      return write_status_;
+    }
+    std::vector<double> latencies;
+    for (const SubgraphReport& r : evaluation->subgraphs) latencies.push_back(r.cost.latency);
+    write_status_ = WriteFileAtomic(path_, SolutionToJson(pending_, latencies));
+    dirty_ = false;
+    written_once_ = true;
+    last_write_ = std::chrono::steady_clock::now();
+    return write_status_;
+  }
+
+  const Problem& problem_;
+  CostModes modes_;
+  std::string path_;
+  mutable std::mutex mutex_;
+  Schedule pending_;
+  double best_total_ = 0;
+  std::string best_by_;
+  bool dirty_ = false, written_once_ = false;
+  std::chrono::steady_clock::time_point last_write_;
+  Status write_status_ = Status::Ok();
+};
+
+}  // namespace
+
+void InstallStopHandlers() {
+  struct sigaction action {};
+  action.sa_handler = HandleStop;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+}
+
+int RunScheduler(const Problem& problem, const search::SearchOptions& options,
+                 const RunnerOptions& runner) {
+  FileObserver observer(problem, options.modes, runner.output);
+  std::atomic<int64_t> evaluations{0};
+  search::SearchHooks hooks;
+  hooks.observer = &observer;
+  hooks.stop = &g_stop;
+  hooks.evaluations = &evaluations;
+
+  // Progress: a line every 2 s on long runs.
+  std::mutex progress_mutex;
+  std::condition_variable progress_cv;
+  bool done = false;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread progress;
+  if (runner.progress) {
+    progress = std::thread([&] {
+      std::unique_lock<std::mutex> lock(progress_mutex);
+      while (!progress_cv.wait_for(lock, std::chrono::seconds(2), [&] { return done; })) {
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const int64_t evals = evaluations.load();
+        std::cerr << "[" << FormatNumber(seconds, 1) << "s] best " << FormatNumber(observer.best_total())
+                  << " (" << observer.best_by() << "), " << FormatCount(evals) << " configurations, "
+                  << FormatCount(static_cast<int64_t>(static_cast<double>(evals) / std::max(seconds, 1e-3)))
+                  << "/s\n";
+      }
+    });
+  }
+  auto result = search::RunSearch(problem, options, hooks);
+  {
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    done = true;
+  }
+  progress_cv.notify_all();
+  if (progress.joinable()) progress.join();
+  if (!result.ok()) return Fail(runner.command, result.status().message(), kExitUsage);
+
+  if (Status s = observer.Flush(); !s.ok()) return Fail(runner.command, s.message(), kExitUsage);
+  auto evaluation = Evaluate(problem, result->schedule, options.modes);
+  if (!evaluation.ok()) {
+    return Fail(runner.command, "internal error: invalid result: " + evaluation.status().message(), 3);
+  }
+  if (runner.output.empty()) {
+    std::vector<double> latencies;
+    for (const SubgraphReport& r : evaluation->subgraphs) latencies.push_back(r.cost.latency);
+    std::cout << SolutionToJson(result->schedule, latencies);
+  }
+  if (runner.progress) {
+    const LowerBounds bounds = ComputeLowerBounds(problem, options.modes);
+    std::cerr << (g_stop.load() ? "stopped" : "done") << " after " << FormatNumber(result->seconds, 2)
+              << "s: latency " << FormatNumber(evaluation->total) << " (" << result->found_by
+              << "), " << result->schedule.subgraphs.size() << " subgraphs, lower bound "
+              << FormatNumber(bounds.best()) << ", ratio "
+              << FormatNumber(evaluation->total / bounds.best(), 3) << ", "
+              << FormatCount(result->evaluations) << " configurations"
+              << (runner.output.empty() ? "" : "; written to " + runner.output) << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace tilesched::cli

@@ -1,0 +1,29 @@
+// ScheduleRunner: runs the search for `tilesched schedule` and `mlsys`, keeping the best
+// schedule on disk as it improves (atomic replace), printing progress, and stopping cleanly on
+// SIGTERM / SIGINT with the best schedule written.
+#ifndef TILESCHED_CLI_SCHEDULE_RUNNER_H_
+#define TILESCHED_CLI_SCHEDULE_RUNNER_H_
+
+#include <string>
+
+#include "options.h"
+#include "tilesched/problem.h"
+
+namespace tilesched::cli {
+
+struct RunnerOptions {
+  std::string output;     // empty: print the schedule to stdout at the end
+  bool progress = true;   // progress lines on stderr
+  std::string command = "schedule";
+};
+
+// Returns an exit code (0 on success).
+int RunScheduler(const Problem& problem, const search::SearchOptions& options,
+                 const RunnerOptions& runner);
+
+// Installs SIGTERM / SIGINT handlers that ask the running search to stop.
+void InstallStopHandlers();
+
+}  // namespace tilesched::cli
+
+#endif  // TILESCHED_CLI_SCHEDULE_RUNNER_H_
