@@ -152,6 +152,7 @@ class Beam {
   }
 
   void Expand(const State& s, std::vector<State>* out) const {
+
     const Node* last = s.node.get();
     // Slow memory once the last stage has written its sinks (retaining nothing).
     Bits slow_now = s.slow_before_last;
@@ -169,6 +170,25 @@ class Beam {
         TryCandidate(s, cand, slow_now, out);
       }
     }
+  }
+
+  // True when a tensor of the last stage that an uncovered op still needs would be lost: it
+  // does not reach slow memory (consumed inside the last stage, or retained instead of
+  // written) and the candidate does not cover all its remaining readers. A stage may thus leave
+  // tensors pending that only the next stage, through retention, can consume. The beam keeps
+  // to prefixes that can complete without recomputation; annealing explores recomputation.
+  bool LeavesDeadEnd(const State& s, const SubgraphPlan& plan, const std::vector<int>& keep) const {
+    const Node* last = s.node.get();
+    if (!last) return false;
+    for (int t : last->plan->produced()) {
+      const bool sink = std::binary_search(last->plan->sinks().begin(), last->plan->sinks().end(), t);
+      const bool kept = std::binary_search(keep.begin(), keep.end(), t);
+      if (sink && (!kept || problem_.is_graph_output(t))) continue;  // written
+      for (int c : problem_.graph().consumers(t)) {
+        if (!plan.Contains(c) && !s.covered.Test(c)) return true;
+      }
+    }
+    return false;
   }
 
   void TryCandidate(const State& s, const Candidate& cand, const Bits& slow_now,
@@ -189,6 +209,7 @@ class Beam {
     for (int t : missing) {
       if (!std::binary_search(keepable.begin(), keepable.end(), t)) return;
     }
+
     std::vector<std::vector<int>> retentions;
     if (missing.empty()) retentions.push_back({});
     if (!keepable.empty()) {
@@ -200,6 +221,7 @@ class Beam {
       }
     }
     for (const std::vector<int>& keep : retentions) {
+      if (LeavesDeadEnd(s, plan, keep)) continue;
       TileChoice parent_choice;
       if (last) {
         parent_choice = last->choice;

@@ -9,14 +9,18 @@ namespace tilesched::search {
 
 std::vector<int64_t> BalancedSizes(int64_t extent, int64_t limit, int max_count) {
   std::vector<int64_t> sizes;
-  int64_t n = CeilDiv(extent, std::min(limit, extent));
-  while (static_cast<int>(sizes.size()) < max_count) {
+  const int64_t fewest = CeilDiv(extent, std::min(limit, extent));
+  // Every tile count up to twice the fewest: the balanced size of each.
+  for (int64_t n = fewest; n <= 2 * fewest && static_cast<int>(sizes.size()) < max_count; ++n) {
     const int64_t size = CeilDiv(extent, n);
     if (size <= limit && (sizes.empty() || size < sizes.back())) sizes.push_back(size);
-    if (size == 1) break;
-    // Every count up to twice the fewest, then geometrically.
-    const int64_t fewest = CeilDiv(extent, std::min(limit, extent));
-    n = n < 2 * fewest ? n + 1 : n + std::max<int64_t>(1, n / 4);
+    if (size == 1) return sizes;
+  }
+  // Then halving down to 1, for working sets that only fit small tiles.
+  int64_t size = sizes.empty() ? std::min(limit, extent) : sizes.back();
+  while (size > 1) {
+    size /= 2;
+    if (sizes.empty() || size < sizes.back()) sizes.push_back(size);
   }
   return sizes;
 }
@@ -90,31 +94,44 @@ std::optional<TileChoice> Configurator::Best(const SubgraphPlan& plan,
     if (!ok) stats_.rejected_memory.fetch_add(1, std::memory_order_relaxed);
     return ok;
   };
-
-  for (int64_t k : ks) {
-    int64_t previous_w = -1;
-    for (int64_t h : heights) {
-      // Largest fitting width: widths are decreasing and the working set grows with w.
-      if (!fits({widths.back(), h, has_roots ? k : 1})) continue;
-      size_t lo = 0, hi = widths.size() - 1;  // widths[hi] fits
-      while (lo < hi) {
-        const size_t mid = (lo + hi) / 2;
-        if (fits({widths[mid], h, has_roots ? k : 1})) {
-          hi = mid;
-        } else {
-          lo = mid + 1;
-        }
-      }
-      const int64_t w = widths[hi];
-      // A smaller h with the same width only adds tiles.
-      if (w == previous_w) continue;
-      previous_w = w;
-      consider({w, h, has_roots ? k : 1});
-      if (options_.try_smaller_width && hi + 1 < widths.size()) {
-        consider({widths[hi + 1], h, has_roots ? k : 1});
+  // Index of the first (largest) entry of the decreasing list `values` for which `ok` holds,
+  // given that it holds for the last entry.
+  auto largest = [](const std::vector<int64_t>& values, auto&& ok) {
+    size_t lo = 0, hi = values.size() - 1;
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      if (ok(values[mid])) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
       }
     }
-    if (!has_roots) break;
+    return hi;
+  };
+
+  // Stage 1: Pareto-maximal tiles (w, h) that fit with the smallest k. A smaller h with the
+  // same largest width only adds tiles.
+  const int64_t k_small = ks.back();
+  std::vector<std::pair<int64_t, int64_t>> tiles;
+  int64_t previous_w = -1;
+  for (int64_t h : heights) {
+    if (!fits({widths.back(), h, k_small})) continue;
+    const size_t wi = largest(widths, [&](int64_t w) { return fits({w, h, k_small}); });
+    if (widths[wi] == previous_w) continue;
+    previous_w = widths[wi];
+    tiles.push_back({widths[wi], h});
+    if (options_.try_smaller_width && wi + 1 < widths.size()) tiles.push_back({widths[wi + 1], h});
+  }
+  // Stage 2: for each tile, the largest k that fits (it hides the first step's loads and the
+  // last step's stores best) and the next smaller one.
+  for (const auto& [w, h] : tiles) {
+    if (!has_roots) {
+      consider({w, h, 1});
+      continue;
+    }
+    const size_t ki = largest(ks, [&](int64_t k) { return fits({w, h, k}); });
+    consider({w, h, ks[ki]});
+    if (ki + 1 < ks.size()) consider({w, h, ks[ki + 1]});
   }
   if (!best) stats_.infeasible.fetch_add(1, std::memory_order_relaxed);
   return best;

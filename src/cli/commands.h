@@ -8,6 +8,7 @@ namespace tilesched::cli {
 int RunEvaluate(int argc, char** argv, int first);
 int RunInfo(int argc, char** argv, int first);
 int RunSchedule(int argc, char** argv, int first);
+int RunResults(int argc, char** argv, int first);
 
 }  // namespace tilesched::cli
 

@@ -17,6 +17,7 @@ const Command kCommands[] = {
     {"schedule", tilesched::cli::RunSchedule, "search for the best schedule of a problem"},
     {"evaluate", tilesched::cli::RunEvaluate, "check a solution and print its latency breakdown"},
     {"info", tilesched::cli::RunInfo, "describe a problem and its lower bounds"},
+    {"results", tilesched::cli::RunResults, "run the contest benchmarks and write the results table"},
 };
 
 void PrintUsage(std::ostream& out) {
