@@ -13,9 +13,15 @@ namespace tilesched::search {
 
 namespace {
 
+struct MoveStats {
+  int64_t tried = 0, applied = 0, valid = 0, accepted = 0, improved = 0;
+};
+
 struct ChainResult {
   Draft best;
   bool improved = false;
+  int64_t moves = 0;
+  std::vector<MoveStats> stats;
 };
 
 ChainResult RunChain(SearchContext& ctx, const Draft& start, uint64_t chain, int64_t moves,
@@ -23,7 +29,7 @@ ChainResult RunChain(SearchContext& ctx, const Draft& start, uint64_t chain, int
   Rng rng(ctx.options.seed * 0x9e3779b97f4a7c15ULL + chain * 0xbf58476d1ce4e5b9ULL + 1);
   const auto& all = AllMoves();
   Draft current = start;
-  ChainResult result{start, false};
+  ChainResult result{start, false, 0, std::vector<MoveStats>(all.size())};
   const double scale = std::max(1e-9, start.total);
   const double t0 = ctx.options.anneal_start_temp * scale;
   const double t1 = std::max(1e-12, ctx.options.anneal_end_temp * scale);
@@ -41,13 +47,22 @@ ChainResult RunChain(SearchContext& ctx, const Draft& start, uint64_t chain, int
                      : 0.5;
     }
     const double temp = t0 * std::pow(t1 / t0, progress);
-    const Move& move = *all[std::uniform_int_distribution<size_t>(0, all.size() - 1)(rng)];
+    const size_t which = std::uniform_int_distribution<size_t>(0, all.size() - 1)(rng);
+    const Move& move = *all[which];
+    MoveStats& stats = result.stats[which];
+    ++stats.tried;
+    ++result.moves;
     auto next = move.Apply(current, ctx.problem, ctx.plans, rng);
-    if (!next || !RecostDraft(ctx.problem, ctx.coster, &*next)) continue;
+    if (!next) continue;
+    ++stats.applied;
+    if (!RecostChanged(ctx.problem, ctx.coster, current, &*next)) continue;
+    ++stats.valid;
     const double delta = next->total - current.total;
     if (delta <= 0 || std::uniform_real_distribution<double>(0, 1)(rng) < std::exp(-delta / temp)) {
+      ++stats.accepted;
       current = std::move(*next);
       if (current.total < result.best.total - 1e-9) {
+        ++stats.improved;
         result.best = current;
         result.improved = true;
         if (offer_live) ctx.incumbent.Offer(current, std::string("anneal:") + move.name());
@@ -75,6 +90,26 @@ void RunAnneal(SearchContext& ctx, int64_t moves) {
   for (const ChainResult& r : results) {
     if (r.improved) ctx.incumbent.Offer(r.best, "anneal");
   }
+  std::vector<MoveStats> total(AllMoves().size());
+  int64_t moves_done = 0;
+  for (const ChainResult& r : results) {
+    moves_done += r.moves;
+    for (size_t i = 0; i < total.size(); ++i) {
+      total[i].tried += r.stats[i].tried;
+      total[i].applied += r.stats[i].applied;
+      total[i].valid += r.stats[i].valid;
+      total[i].accepted += r.stats[i].accepted;
+      total[i].improved += r.stats[i].improved;
+    }
+  }
+  std::string line = "anneal: " + std::to_string(chains) + " chains, " +
+                     std::to_string(moves_done) + " moves; per move tried/applied/valid/accepted/improved:";
+  for (size_t i = 0; i < total.size(); ++i) {
+    line += std::string(" ") + AllMoves()[i]->name() + " " + std::to_string(total[i].tried) + "/" +
+            std::to_string(total[i].applied) + "/" + std::to_string(total[i].valid) + "/" +
+            std::to_string(total[i].accepted) + "/" + std::to_string(total[i].improved);
+  }
+  ctx.Note(line + "; best " + std::to_string(ctx.incumbent.BestTotal()));
 }
 
 }  // namespace tilesched::search

@@ -115,8 +115,14 @@ class Beam {
       states.clear();
       states.shrink_to_fit();
     }
-    if (!best_done) return false;
-    ctx_.incumbent.Offer(Reconstruct(best_done->node), "beam");
+    if (!best_done) {
+      ctx_.Note("beam width " + std::to_string(width_) + ": no complete schedule");
+      return false;
+    }
+    const Draft draft = Reconstruct(best_done->node);
+    ctx_.Note("beam width " + std::to_string(width_) + ": " + std::to_string(draft.total) + " in " +
+              std::to_string(draft.stages.size()) + " subgraphs");
+    ctx_.incumbent.Offer(draft, "beam");
     return true;
   }
 

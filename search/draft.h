@@ -35,6 +35,11 @@ struct Draft {
 // valid schedule or some stage no longer fits.
 bool RecostDraft(const Problem& problem, SubgraphCoster& coster, Draft* draft);
 
+// Like RecostDraft, but re-configures only the stages whose ops, retention or resident set
+// differ from `before` (the draft `after` was derived from); the others keep their choices.
+bool RecostChanged(const Problem& problem, SubgraphCoster& coster, const Draft& before,
+                   Draft* after);
+
 // True when the draft's stages cover every op and read only available tensors.
 bool DraftIsConsistent(const Problem& problem, const Draft& draft);
 

@@ -93,6 +93,8 @@ void RunGreedy(SearchContext& ctx) {
     draft = std::move(best);
   }
   ctx.incumbent.Offer(draft, "greedy");
+  ctx.Note("greedy fusion: " + std::to_string(draft.total) + " in " +
+           std::to_string(draft.stages.size()) + " subgraphs");
 
   // Phase 2: retention, left to right.
   for (size_t s = 0; s + 1 < draft.stages.size() && !ctx.budget.Expired(); ++s) {
@@ -110,12 +112,13 @@ void RunGreedy(SearchContext& ctx) {
     for (const std::vector<int>& keep : options) {
       Draft trial = draft;
       trial.stages[s].retained = keep;
-      if (RecostDraft(ctx.problem, ctx.coster, &trial) && trial.total < draft.total) {
+      if (RecostChanged(ctx.problem, ctx.coster, draft, &trial) && trial.total < draft.total) {
         draft = std::move(trial);
       }
     }
   }
   ctx.incumbent.Offer(draft, "greedy");
+  ctx.Note("greedy retention: " + std::to_string(draft.total));
 }
 
 }  // namespace tilesched::search

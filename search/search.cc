@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include <tbb/global_control.h>
 
@@ -13,15 +14,16 @@ namespace tilesched::search {
 bool Incumbent::Offer(const Draft& draft, const std::string& by) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (best_ && draft.total >= best_->total - 1e-9 * std::max(1.0, best_->total)) return false;
-  const Schedule schedule = ToSchedule(draft);
-  // The evaluator is the judge: a draft is kept only with its confirmed latency.
-  auto evaluation = Evaluate(problem_, schedule, modes_);
-  if (!evaluation.ok()) return false;
   Draft confirmed = draft;
-  for (size_t s = 0; s < confirmed.stages.size(); ++s) {
-    confirmed.stages[s].choice.latency = evaluation->subgraphs[s].cost.latency;
+  if (verify_) {
+    // The evaluator is the judge: a draft is kept only with its confirmed latency.
+    auto evaluation = Evaluate(problem_, ToSchedule(draft), modes_);
+    if (!evaluation.ok()) return false;
+    for (size_t s = 0; s < confirmed.stages.size(); ++s) {
+      confirmed.stages[s].choice.latency = evaluation->subgraphs[s].cost.latency;
+    }
+    confirmed.total = evaluation->total;
   }
-  confirmed.total = evaluation->total;
   if (best_ && confirmed.total >= best_->total) return false;
   best_ = std::move(confirmed);
   best_by_ = by;
@@ -102,16 +104,44 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
                     static_cast<size_t>(options.threads));
   }
   const Budget budget(options.time_limit, hooks.stop);
-  const CostModel model(problem, options.modes);
-  PlanCache plans(problem);
-  ModelCoster coster(model, options.configure, hooks.evaluations);
+  // The caches live on the heap so that a run stopped by a signal can skip freeing them: the
+  // process is about to exit, and returning millions of small blocks to malloc would delay
+  // the final write by tens of milliseconds.
+  struct Caches {
+    Caches(const Problem& p, const SearchOptions& o, std::atomic<int64_t>* counter)
+        : model(p, o.modes), plans(p), coster(model, o.configure, counter) {}
+    CostModel model;
+    PlanCache plans;
+    ModelCoster coster;
+  };
+  auto caches = std::make_unique<Caches>(problem, options, hooks.evaluations);
+  struct LeakOnStop {
+    std::unique_ptr<Caches>& caches;
+    const std::atomic<bool>* stop;
+    ~LeakOnStop() {
+      if (stop && stop->load()) (void)caches.release();
+    }
+  } leak_on_stop{caches, hooks.stop};
+  PlanCache& plans = caches->plans;
+  ModelCoster& coster = caches->coster;
   Incumbent incumbent(problem, options.modes, observer);
   // The first answer: one op per subgraph (fails only when some op fits nowhere).
   auto first = SingletonDraft(problem, plans, coster);
   if (!first.ok()) return first.status();
   incumbent.Offer(*first, "singletons");
-  const CandidatePool pool = BuildCandidates(problem, plans, options);
-  SearchContext ctx{problem, options, plans, coster, incumbent, budget, pool, observer};
+  auto pool_holder = std::make_unique<CandidatePool>(BuildCandidates(problem, plans, options));
+  struct LeakPoolOnStop {
+    std::unique_ptr<CandidatePool>& pool;
+    const std::atomic<bool>* stop;
+    ~LeakPoolOnStop() {
+      if (stop && stop->load()) (void)pool.release();
+    }
+  } leak_pool{pool_holder, hooks.stop};
+  const CandidatePool& pool = *pool_holder;
+  Journal journal;
+  SearchContext ctx{problem, options, plans, coster, incumbent, budget, pool, observer, &journal};
+  ctx.Note("candidates: " + std::to_string(pool.candidates.size()) + " subgraphs; singletons " +
+           std::to_string(first->total));
 
   if (options.strategy == "greedy") {
     RunGreedy(ctx);
@@ -131,6 +161,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   result.found_by = incumbent.BestBy();
   result.evaluations = coster.evaluations();
   result.seconds = budget.Elapsed();
+  result.report = journal.Lines();
   return result;
 }
 

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "candidates.h"
 #include "coster.h"
@@ -36,9 +37,12 @@ class SearchObserver {
 // The best draft so far, shared by all strategies and threads.
 class Incumbent {
  public:
-  Incumbent(const Problem& problem, const CostModes& modes, SearchObserver* observer)
-      : problem_(problem), modes_(modes), observer_(observer) {}
-  // Keeps `draft` when it beats the incumbent and Evaluate() confirms it; true if kept.
+  // With `verify` (always, outside strategy tests with a fake coster) a draft is kept only
+  // when Evaluate() accepts it, and with the evaluator's latencies.
+  Incumbent(const Problem& problem, const CostModes& modes, SearchObserver* observer,
+            bool verify = true)
+      : problem_(problem), modes_(modes), observer_(observer), verify_(verify) {}
+  // Keeps `draft` when it beats the incumbent; true if kept.
   bool Offer(const Draft& draft, const std::string& by);
   std::optional<Draft> Best() const;
   double BestTotal() const;
@@ -48,6 +52,7 @@ class Incumbent {
   const Problem& problem_;
   CostModes modes_;
   SearchObserver* observer_;
+  bool verify_;
   mutable std::mutex mutex_;
   std::optional<Draft> best_;
   std::string best_by_;
@@ -68,6 +73,23 @@ class Budget {
   const std::atomic<bool>* stop_;
 };
 
+// Lines of a run's report (what each strategy did), collected from any thread.
+class Journal {
+ public:
+  void Note(std::string line) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    lines_.push_back(std::move(line));
+  }
+  std::vector<std::string> Lines() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return lines_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> lines_;
+};
+
 struct SearchContext {
   const Problem& problem;
   const SearchOptions& options;
@@ -77,6 +99,11 @@ struct SearchContext {
   const Budget& budget;
   const CandidatePool& pool;
   SearchObserver* observer;
+  Journal* journal = nullptr;  // may be null
+
+  void Note(std::string line) const {
+    if (journal) journal->Note(std::move(line));
+  }
 };
 
 // Strategies (each improves the incumbent within the budget).
@@ -92,6 +119,7 @@ struct SearchResult {
   std::string found_by;
   int64_t evaluations = 0;
   double seconds = 0;
+  std::vector<std::string> report;  // one line per strategy phase
 };
 
 // How a caller watches and steers a run; every member may be null.

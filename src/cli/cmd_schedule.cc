@@ -13,6 +13,7 @@ int RunSchedule(int argc, char** argv, int first) {
   std::vector<Option> options = SearchOptionFlags();
   options.insert(options.begin(), {"output", "OUT.json", "write the schedule here (default: stdout)"});
   options.push_back({"quiet", "", "no progress output on stderr"});
+  options.push_back({"verbose", "", "print what each strategy did (moves, beams) on stderr"});
   Args args("schedule", "PROBLEM.json [-o OUT.json] [options]",
             "Searches for the lowest-latency valid schedule of PROBLEM.json within a time or\n"
             "work budget, using all cores. The best schedule so far is kept in OUT.json (atomic\n"
@@ -40,6 +41,7 @@ int RunSchedule(int argc, char** argv, int first) {
   RunnerOptions runner;
   runner.output = args.Get("output");
   runner.progress = !args.Has("quiet");
+  runner.verbose = args.Has("verbose");
   return RunScheduler(*problem, opts, runner);
 }
 

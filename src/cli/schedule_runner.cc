@@ -144,6 +144,9 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
     for (const SubgraphReport& r : evaluation->subgraphs) latencies.push_back(r.cost.latency);
     std::cout << SolutionToJson(result->schedule, latencies);
   }
+  if (runner.verbose) {
+    for (const std::string& line : result->report) std::cerr << "  " << line << "\n";
+  }
   if (runner.progress) {
     const LowerBounds bounds = ComputeLowerBounds(problem, options.modes);
     std::cerr << (g_stop.load() ? "stopped" : "done") << " after " << FormatNumber(result->seconds, 2)

@@ -14,6 +14,7 @@ namespace tilesched::cli {
 struct RunnerOptions {
   std::string output;     // empty: print the schedule to stdout at the end
   bool progress = true;   // progress lines on stderr
+  bool verbose = false;   // the search's report (what each strategy did) on stderr
   std::string command = "schedule";
 };
 

@@ -1,0 +1,129 @@
+// Kill-safety: `tilesched schedule` and `mlsys` run as child processes and are stopped with
+// SIGTERM (they must exit promptly with their best schedule written) or SIGKILL (the output file
+// must be absent or complete). Every file left behind must be a valid schedule.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tilesched/evaluate.h"
+#include "tilesched/io.h"
+
+namespace tilesched {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string Benchmark(int n) {
+  return std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-" + std::to_string(n) + ".json";
+}
+
+pid_t Spawn(const std::vector<std::string>& argv) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // Child: quiet stderr, then exec.
+    if (FILE* devnull = std::fopen("/dev/null", "w")) dup2(fileno(devnull), 2);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits up to `limit` for the child; returns its wait status or -1 on timeout (then kills it).
+int WaitFor(pid_t pid, std::chrono::milliseconds limit, std::chrono::milliseconds* took) {
+  const auto start = Clock::now();
+  int status = 0;
+  while (Clock::now() - start < limit) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      *took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+      return status;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
+
+// The file must be a complete schedule the evaluator accepts, with its latencies.
+void ExpectValidSchedule(const Problem& problem, const std::string& path) {
+  auto schedule = LoadSolution(path);
+  ASSERT_TRUE(schedule.ok()) << schedule.status().message();
+  auto evaluation = Evaluate(problem, *schedule, {});
+  ASSERT_TRUE(evaluation.ok()) << evaluation.status().message();
+  for (size_t s = 0; s < schedule->subgraphs.size(); ++s) {
+    ASSERT_TRUE(schedule->subgraphs[s].reported_latency.has_value());
+    EXPECT_NEAR(*schedule->subgraphs[s].reported_latency, evaluation->subgraphs[s].cost.latency,
+                1e-9 * std::max(1.0, evaluation->subgraphs[s].cost.latency));
+  }
+}
+
+std::string TempPath(const std::string& name) {
+  return (fs::temp_directory_path() / ("tilesched_kill_" + std::to_string(getpid()) + "_" + name)).string();
+}
+
+TEST(KillSafety, SigtermWritesTheBestAndExitsPromptly) {
+  std::mt19937 rng(12345);
+  for (int trial = 0; trial < 4; ++trial) {
+    const int bench = trial % 2 ? 13 : 21;
+    auto problem = LoadProblem(Benchmark(bench));
+    ASSERT_TRUE(problem.ok());
+    const std::string out = TempPath("term" + std::to_string(trial) + ".json");
+    fs::remove(out);
+    const bool contest = trial >= 2;
+    const pid_t pid =
+        contest ? Spawn({TILESCHED_MLSYS, Benchmark(bench), out, "--time-limit", "60"})
+                : Spawn({TILESCHED_BINARY, "schedule", Benchmark(bench), "-o", out, "--time-limit", "60"});
+    // A valid schedule must be on disk within 0.5 s; stop at a random moment after that.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    EXPECT_TRUE(fs::exists(out)) << "no schedule on disk after 0.5 s (trial " << trial << ")";
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 1500)(rng)));
+    ASSERT_EQ(kill(pid, SIGTERM), 0);
+    std::chrono::milliseconds took{0};
+    const int status = WaitFor(pid, std::chrono::seconds(10), &took);
+    ASSERT_NE(status, -1) << "did not exit within 10 s of SIGTERM";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    // Prompt: well under a second on a loaded machine (the target is 200 ms).
+    EXPECT_LT(took.count(), 1000) << "exit took " << took.count() << " ms";
+    ExpectValidSchedule(*problem, out);
+    fs::remove(out);
+  }
+}
+
+TEST(KillSafety, SigkillLeavesNoPartialFile) {
+  std::mt19937 rng(777);
+  auto problem = LoadProblem(Benchmark(17));
+  ASSERT_TRUE(problem.ok());
+  for (int trial = 0; trial < 6; ++trial) {
+    const std::string out = TempPath("kill" + std::to_string(trial) + ".json");
+    fs::remove(out);
+    const pid_t pid = Spawn({TILESCHED_BINARY, "schedule", Benchmark(17), "-o", out, "--time-limit", "60"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 1200)(rng)));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (fs::exists(out)) ExpectValidSchedule(*problem, out);
+    // No temporary file may be mistaken for the output; leftovers are only *.tmp.* files.
+    fs::remove(out);
+    for (const auto& entry : fs::directory_iterator(fs::path(out).parent_path())) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind(fs::path(out).filename().string() + ".tmp.", 0) == 0) fs::remove(entry.path());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tilesched

@@ -1,0 +1,474 @@
+// Search: candidate generation, the per-candidate configuration search, moves, and strategies
+// (against a fake cost model where exactness matters, the real one for the SPEC optima).
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "candidates.h"
+#include "configure.h"
+#include "coster.h"
+#include "draft.h"
+#include "fake_coster.h"
+#include "moves.h"
+#include "random_problem.h"
+#include "search.h"
+#include "test_util.h"
+#include "tilesched/evaluate.h"
+#include "tilesched/graph.h"
+#include "tilesched/io.h"
+
+namespace tilesched {
+namespace {
+
+using search::CandidateKind;
+using testing::ProblemBuilder;
+
+// Everything a strategy needs, built in dependency order.
+struct Harness {
+  Harness(Problem p, search::SearchOptions o, std::function<std::unique_ptr<search::SubgraphCoster>(const Problem&)> make,
+          bool verify)
+      : problem(std::move(p)),
+        options(std::move(o)),
+        model(problem, options.modes),
+        plans(problem),
+        coster(make(problem)),
+        incumbent(problem, options.modes, nullptr, verify),
+        budget(0, nullptr),
+        pool(search::BuildCandidates(problem, plans, options)),
+        ctx{problem, options, plans, *coster, incumbent, budget, pool, nullptr} {}
+  Problem problem;
+  search::SearchOptions options;
+  CostModel model;
+  search::PlanCache plans;
+  std::unique_ptr<search::SubgraphCoster> coster;
+  search::Incumbent incumbent;
+  search::Budget budget;
+  search::CandidatePool pool;
+  search::SearchContext ctx;
+};
+
+// A problem with one instance of each candidate kind (tensors 128x128 unless noted).
+Problem KindsProblem() {
+  ProblemBuilder b(1 << 20, 10);
+  auto t = [&] { return b.Tensor(128, 128); };
+  const int x = t(), w0 = t(), t1 = t(), t2 = t();
+  b.MatMul(x, w0, t1, 1000);  // op 0
+  b.Pointwise({t1}, t2, 100);  // op 1: epilogue of op 0
+  const int y = t(), t3 = t(), w1 = t(), t4 = t();
+  b.Pointwise({y}, t3, 100);  // op 2: prologue of op 3
+  b.MatMul(t3, w1, t4, 1000);  // op 3
+  const int a = t(), bb = t(), c = t(), d = t(), e = t();
+  b.MatMul(a, bb, c, 1000);  // op 4
+  b.MatMul(c, d, e, 1000);   // op 5: (A@B)@D
+  const int s = t(), w2 = t(), w3 = t(), s1 = t(), s2 = t();
+  b.MatMul(s, w2, s1, 1000);  // op 6
+  b.MatMul(s, w3, s2, 1000);  // op 7: sibling of op 6 (shares S)
+  const int p = t(), q = t(), r = t(), u = t(), v = t();
+  b.Pointwise({p}, q, 100);  // op 8
+  b.Pointwise({q}, r, 100);  // op 9
+  b.Pointwise({r}, u, 100);  // op 10: chain 8-9-10
+  b.Pointwise({q}, v, 100);  // op 11: second reader of Q (cone; recomputation of op 8)
+  return b.Build();
+}
+
+TEST(Candidates, EachKindAppearsOnAHandMadeDag) {
+  const Problem problem = KindsProblem();
+  search::PlanCache plans(problem);
+  const search::CandidatePool pool = search::BuildCandidates(problem, plans, search::SearchOptions{});
+  std::map<std::vector<int>, CandidateKind> kinds;
+  for (const search::Candidate& c : pool.candidates) {
+    EXPECT_TRUE(kinds.emplace(c.ops, c.kind).second) << "duplicate candidate";
+  }
+  const std::vector<std::pair<std::vector<int>, CandidateKind>> expected = {
+      {{0}, CandidateKind::kSingleton},   {{0, 1}, CandidateKind::kEpilogue},
+      {{2, 3}, CandidateKind::kPrologue}, {{4, 5}, CandidateKind::kMatMulChain},
+      {{6, 7}, CandidateKind::kSiblings}, {{8, 9, 10}, CandidateKind::kPointwise},
+      {{8, 9, 10, 11}, CandidateKind::kPointwise},
+  };
+  for (const auto& [ops, kind] : expected) {
+    ASSERT_TRUE(kinds.count(ops)) << "missing candidate " << IdList(ops);
+    EXPECT_EQ(kinds[ops], kind) << IdList(ops) << " is " << search::CandidateKindName(kinds[ops]);
+  }
+  // Recomputation: op 8 can be copied into the subgraph of each of its consumers' chains.
+  EXPECT_TRUE(kinds.count({8, 9}));
+  EXPECT_TRUE(kinds.count({8, 11}));
+  // Unrelated ops never form a candidate (not connected).
+  EXPECT_FALSE(kinds.count({0, 2}));
+  // Every candidate is indexed under each of its ops.
+  for (size_t i = 0; i < pool.candidates.size(); ++i) {
+    for (int o : pool.candidates[i].ops) {
+      const auto& list = pool.by_op[o];
+      EXPECT_NE(std::find(list.begin(), list.end(), static_cast<int>(i)), list.end());
+    }
+  }
+}
+
+TEST(Candidates, RespectsTheSizeBound) {
+  const Problem problem = KindsProblem();
+  search::PlanCache plans(problem);
+  search::SearchOptions options;
+  options.max_subgraph_ops = 2;
+  const search::CandidatePool pool = search::BuildCandidates(problem, plans, options);
+  for (const search::Candidate& c : pool.candidates) {
+    // Only the extra structures (sibling groups of 3+, long Pointwise chains) exceed the bound.
+    if (c.ops.size() > 2) {
+      EXPECT_TRUE(c.kind == CandidateKind::kPointwise || c.kind == CandidateKind::kSiblings);
+    }
+  }
+}
+
+TEST(Candidates, ConvexityRejectsAPathThatLeavesAndReturns) {
+  // A -> B -> C and A -> C: {A, C} is not convex (B sits between them).
+  ProblemBuilder b(1 << 20, 10);
+  const int t0 = b.Tensor(64, 64), t1 = b.Tensor(64, 64), t2 = b.Tensor(64, 64), t3 = b.Tensor(64, 64);
+  b.Pointwise({t0}, t1, 1);
+  b.Pointwise({t1}, t2, 1);
+  b.Pointwise({t1, t2}, t3, 1);
+  const Problem problem = b.Build();
+  EXPECT_FALSE(search::IsConvex(problem, {0, 2}));
+  EXPECT_TRUE(search::IsConvex(problem, {0, 1, 2}));
+  EXPECT_TRUE(search::IsConvex(problem, {1, 2}));
+}
+
+// --- Configuration search: the SPEC section 8 optima ------------------------------------
+
+Problem SpecChain(int64_t capacity) {
+  ProblemBuilder b(capacity, 10);
+  const int t0 = b.Tensor(128, 128), t1 = b.Tensor(128, 128), t2 = b.Tensor(128, 128);
+  b.Pointwise({t0}, t1, 1000);
+  b.Pointwise({t1}, t2, 100);
+  return b.Build();
+}
+
+TEST(Configurator, FusedChainBeatsSplitAsIn1B) {
+  const Problem problem = SpecChain(35000);
+  const CostModel model(problem, {});
+  const search::Configurator configurator(model);
+  auto fused = configurator.Best(*SubgraphPlan::Create(problem, {0, 1}), {}, {});
+  auto first = configurator.Best(*SubgraphPlan::Create(problem, {0}), {}, {});
+  auto second = configurator.Best(*SubgraphPlan::Create(problem, {1}), {}, {});
+  ASSERT_TRUE(fused && first && second);
+  EXPECT_DOUBLE_EQ(fused->latency, /*1B=*/3276.8);
+  EXPECT_DOUBLE_EQ(first->latency + second->latency, /*1A=*/6553.6);
+  EXPECT_EQ(fused->granularity, (Granularity{128, 128, 1}));  // not 1C's 64x64
+}
+
+TEST(Configurator, FindsTheSnakeOrderOf4B) {
+  ProblemBuilder b(25000, 10);
+  const int t0 = b.Tensor(128, 128), t1 = b.Tensor(128, 128), t2 = b.Tensor(128, 128);
+  b.MatMul(t0, t1, t2, 1500);
+  const Problem problem = b.Build();
+  const CostModel model(problem, {});
+  const search::Configurator configurator(model);
+  const auto plan = SubgraphPlan::Create(problem, {0});
+  // At 4B's tile, the row snake is 4B's order [0, 1, 3, 2].
+  EXPECT_EQ(search::MakeTraversal(search::TraversalKind::kSnakeRows, 2, 2),
+            (std::vector<int64_t>{0, 1, 3, 2}));
+  auto snake = configurator.Evaluate(*plan, {64, 64, 128}, search::TraversalKind::kSnakeRows, {}, {});
+  auto raster = configurator.Evaluate(*plan, {64, 64, 128}, search::TraversalKind::kRaster, {}, {});
+  ASSERT_TRUE(snake && raster);
+  EXPECT_DOUBLE_EQ(snake->latency, /*4B=*/6548);
+  EXPECT_DOUBLE_EQ(raster->latency, /*4A=*/7096);
+  auto best = configurator.Best(*plan, {}, {});
+  ASSERT_TRUE(best);
+  EXPECT_LE(best->latency, 6548);
+}
+
+TEST(Configurator, SplitsKToFitAsIn5B) {
+  ProblemBuilder b(45000, 10);
+  const int t0 = b.Tensor(128, 128), t1 = b.Tensor(128, 128), t2 = b.Tensor(128, 128),
+            t3 = b.Tensor(128, 128), t4 = b.Tensor(128, 128);
+  b.MatMul(t0, t1, t3, 2000);
+  b.MatMul(t3, t2, t4, 2000);
+  const Problem problem = b.Build();
+  const CostModel model(problem, {});
+  const search::Configurator configurator(model);
+  auto best = configurator.Best(*SubgraphPlan::Create(problem, {0, 1}), {}, {});
+  ASSERT_TRUE(best);
+  EXPECT_LT(best->granularity.k, 128);  // 5A's k = 128 does not fit
+  EXPECT_LE(best->latency, /*5B=*/6915.2 * (1 + 1e-12));
+}
+
+TEST(Configurator, ReportsNothingWhenNoTileFits) {
+  ProblemBuilder b(/*capacity=*/2, 10);
+  const int t0 = b.Tensor(128, 128), t1 = b.Tensor(128, 128), t2 = b.Tensor(128, 128);
+  b.MatMul(t0, t1, t2, 1500);
+  const Problem problem = b.Build();
+  const CostModel model(problem, {});
+  const search::Configurator configurator(model);
+  EXPECT_FALSE(configurator.Best(*SubgraphPlan::Create(problem, {0}), {}, {}));
+  EXPECT_GT(configurator.stats().rejected_memory.load(), 0);
+}
+
+TEST(Configurator, BalancedSizesCoverTileCountsThenHalve) {
+  EXPECT_EQ(search::BalancedSizes(512, 128, 6), (std::vector<int64_t>{128, 103, 86, 74, 64, 32, 16, 8, 4, 2, 1}));
+  EXPECT_EQ(search::BalancedSizes(100, 128, 4), (std::vector<int64_t>{100, 50, 25, 12, 6, 3, 1}));
+}
+
+// --- Whole-schedule search on the SPEC examples (real cost model) -------------------------
+
+TEST(Search, FindsRetentionAndSplitAsIn3C) {
+  ProblemBuilder b(50000, 10);
+  const int t0 = b.Tensor(128, 128), t1 = b.Tensor(128, 128), t2 = b.Tensor(128, 128),
+            t3 = b.Tensor(128, 128);
+  b.Pointwise({t0}, t1, 1500);
+  b.Pointwise({t1}, t2, 1500);
+  b.Pointwise({t1, t2}, t3, 1500);
+  const Problem problem = b.Build();
+  search::SearchOptions options;
+  options.iterations = 200;
+  options.threads = 1;
+  auto result = search::RunSearch(problem, options);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_LE(result->total, /*3C=*/4638.4 + 1e-9);
+  auto evaluation = Evaluate(problem, result->schedule, {});
+  ASSERT_TRUE(evaluation.ok());
+  EXPECT_DOUBLE_EQ(evaluation->total, result->total);
+}
+
+// --- Moves ---------------------------------------------------------------------------------
+
+// A chain PW0 -> PW1 -> PW2 -> PW3 (64x64) and a draft of one op per stage.
+struct MoveFixture {
+  MoveFixture() : problem(Build()), plans(problem) {
+    for (int o = 0; o < 4; ++o) draft.stages.push_back({plans.Get({o}), {}, {}});
+  }
+  static Problem Build() {
+    ProblemBuilder b(1 << 20, 10);
+    int prev = b.Tensor(64, 64);
+    for (int o = 0; o < 4; ++o) {
+      const int next = b.Tensor(64, 64);
+      b.Pointwise({prev}, next, 100);
+      prev = next;
+    }
+    return b.Build();
+  }
+  const search::Move& Named(const std::string& name) {
+    for (const auto& m : search::AllMoves()) {
+      if (name == m->name()) return *m;
+    }
+    ADD_FAILURE() << "no move " << name;
+    return *search::AllMoves()[0];
+  }
+  // Applies a move until it applies (moves pick their spot at random).
+  search::Draft Apply(const std::string& name, const search::Draft& from) {
+    search::Rng rng(3);
+    for (int i = 0; i < 200; ++i) {
+      auto out = Named(name).Apply(from, problem, plans, rng);
+      if (out) return *out;
+    }
+    ADD_FAILURE() << name << " never applied";
+    return from;
+  }
+  Problem problem;
+  search::PlanCache plans;
+  search::Draft draft;
+};
+
+size_t OpsCovered(const search::Draft& d) {
+  size_t n = 0;
+  for (const auto& s : d.stages) n += s.plan->ops().size();
+  return n;
+}
+
+TEST(Moves, MergeJoinsNeighbouringStages) {
+  MoveFixture f;
+  const search::Draft out = f.Apply("merge", f.draft);
+  EXPECT_EQ(out.stages.size(), 3u);
+  EXPECT_EQ(OpsCovered(out), 4u);
+  EXPECT_TRUE(search::DraftIsConsistent(f.problem, out));
+}
+
+TEST(Moves, SplitTakesOneOpOut) {
+  MoveFixture f;
+  search::Draft fused;
+  fused.stages.push_back({f.plans.Get({0, 1, 2, 3}), {}, {}});
+  const search::Draft out = f.Apply("split", fused);
+  EXPECT_EQ(out.stages.size(), 2u);
+  EXPECT_EQ(OpsCovered(out), 4u);
+}
+
+TEST(Moves, MoveOpShiftsAnOpToANeighbour) {
+  MoveFixture f;
+  search::Draft two;
+  two.stages.push_back({f.plans.Get({0, 1}), {}, {}});
+  two.stages.push_back({f.plans.Get({2, 3}), {}, {}});
+  const search::Draft out = f.Apply("move-op", two);
+  ASSERT_EQ(out.stages.size(), 2u);
+  EXPECT_EQ(OpsCovered(out), 4u);
+  EXPECT_NE(out.stages[0].plan->ops().size(), 2u);
+}
+
+TEST(Moves, RecomputeCopiesAProducerAndUncomputeRemovesTheCopy) {
+  MoveFixture f;
+  const search::Draft more = f.Apply("recompute", f.draft);
+  EXPECT_EQ(OpsCovered(more), 5u);  // one op now computed twice
+  const search::Draft back = f.Apply("uncompute", more);
+  EXPECT_EQ(OpsCovered(back), 4u);
+}
+
+TEST(Moves, RetainTogglesATensorTheNextStageReads) {
+  MoveFixture f;
+  const search::Draft out = f.Apply("retain", f.draft);
+  size_t kept = 0;
+  for (const auto& s : out.stages) kept += s.retained.size();
+  EXPECT_EQ(kept, 1u);
+  EXPECT_TRUE(search::DraftIsConsistent(f.problem, out));
+}
+
+TEST(Moves, SwapExchangesNeighbours) {
+  MoveFixture f;
+  const search::Draft out = f.Apply("swap", f.draft);
+  ASSERT_EQ(out.stages.size(), 4u);
+  // A chain cannot be reordered: the swapped draft reads a tensor before it exists.
+  EXPECT_FALSE(search::DraftIsConsistent(f.problem, out));
+}
+
+// --- Strategies against the fake cost model -------------------------------------------------
+
+// Exhaustive search over schedules without recomputation (every order of convex connected
+// candidates, every retention of what the next stage reads) under the fake cost model.
+double BruteForceOptimum(const Problem& problem, search::SubgraphCoster& coster,
+                         const search::CandidatePool& pool) {
+  const int n = problem.num_ops();
+  double best = std::numeric_limits<double>::infinity();
+  std::function<void(std::vector<bool>&, std::vector<bool>&, const search::Stage*,
+                     const std::vector<int>&, double, int)>
+      dfs = [&](std::vector<bool>& covered, std::vector<bool>& slow, const search::Stage* last,
+                const std::vector<int>& last_resident, double g, int done) {
+        if (done == n) {
+          best = std::min(best, g);
+          return;
+        }
+        for (const search::Candidate& cand : pool.candidates) {
+          bool fresh = true;
+          for (int o : cand.ops) fresh &= !covered[o];
+          if (!fresh) continue;
+          std::vector<int> keepable;
+          if (last) {
+            std::set_intersection(last->plan->produced().begin(), last->plan->produced().end(),
+                                  cand.plan->external_inputs().begin(),
+                                  cand.plan->external_inputs().end(), std::back_inserter(keepable));
+          }
+          for (uint32_t mask = 0; mask < (1u << keepable.size()); ++mask) {
+            std::vector<int> keep;
+            for (size_t i = 0; i < keepable.size(); ++i) {
+              if (mask >> i & 1) keep.push_back(keepable[i]);
+            }
+            std::vector<bool> slow_now = slow;
+            if (last) {
+              for (int t : last->plan->sinks()) {
+                if (problem.is_graph_output(t) || !std::binary_search(keep.begin(), keep.end(), t)) slow_now[t] = true;
+              }
+            }
+            bool ok = true;
+            for (int t : cand.plan->external_inputs()) {
+              ok &= slow_now[t] || std::binary_search(keep.begin(), keep.end(), t);
+            }
+            // Tensors of the last stage that never reach slow memory must not be needed later.
+            if (ok && last) {
+              for (int t : last->plan->produced()) {
+                if (slow_now[t]) continue;
+                for (int c : problem.graph().consumers(t)) {
+                  if (!covered[c] && !cand.plan->Contains(c)) ok = false;
+                }
+              }
+            }
+            if (!ok) continue;
+            double parent = 0;
+            if (last) {
+              auto re = coster.Configure(*last->plan, keep, last_resident);
+              if (!re) continue;
+              parent = re->latency - last->choice.latency;
+            }
+            auto choice = coster.Configure(*cand.plan, {}, keep);
+            if (!choice) continue;
+            for (int o : cand.ops) covered[o] = true;
+            search::Stage stage{cand.plan, {}, *choice};
+            dfs(covered, slow_now, &stage, keep, g + parent + choice->latency,
+                done + static_cast<int>(cand.ops.size()));
+            for (int o : cand.ops) covered[o] = false;
+          }
+        }
+      };
+  std::vector<bool> covered(n, false), slow(problem.num_tensors(), false);
+  for (int t = 0; t < problem.num_tensors(); ++t) slow[t] = problem.is_graph_input(t);
+  dfs(covered, slow, nullptr, {}, 0, 0);
+  return best;
+}
+
+TEST(Strategies, BeamMatchesExhaustiveSearchOnSmallDags) {
+  int compared = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    testing::RandomProblemOptions small;
+    small.min_ops = 3;
+    small.max_ops = 5;
+    const Problem problem = testing::RandomProblem(seed, small);
+    search::SearchOptions options;
+    options.anchors = 64;
+    options.max_subgraph_ops = 5;
+    auto make = [](const Problem& p) { return std::make_unique<testing::FakeCoster>(p, 3); };
+    Harness h(problem, options, make, /*verify=*/false);
+    const double optimum = BruteForceOptimum(h.problem, *h.coster, h.pool);
+    ASSERT_TRUE(search::RunBeam(h.ctx, /*width=*/100000)) << "seed " << seed;
+    EXPECT_NEAR(h.incumbent.BestTotal(), optimum, 1e-6 * optimum) << "seed " << seed;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 40);
+}
+
+TEST(Strategies, GreedyFusesWhenFusionSavesTraffic) {
+  MoveFixture f;
+  search::SearchOptions options;
+  auto make = [](const Problem& p) { return std::make_unique<testing::FakeCoster>(p, 4); };
+  Harness h(f.problem, options, make, /*verify=*/false);
+  search::RunGreedy(h.ctx);
+  auto best = h.incumbent.Best();
+  ASSERT_TRUE(best);
+  // Fake cost: 4 x 100 compute + read T0 and write T4 (2 x 4096 / 10).
+  EXPECT_EQ(best->stages.size(), 1u);
+  EXPECT_DOUBLE_EQ(best->total, /*400+8192/10=*/1219.2);
+}
+
+TEST(Strategies, AnnealNeverWorsensAndImprovesABadStart) {
+  MoveFixture f;
+  search::SearchOptions options;
+  options.anneal_chains = 2;
+  auto make = [](const Problem& p) { return std::make_unique<testing::FakeCoster>(p, 4); };
+  Harness h(f.problem, options, make, /*verify=*/false);
+  search::Draft start = f.draft;
+  ASSERT_TRUE(search::RecostDraft(h.problem, *h.coster, &start));
+  h.incumbent.Offer(start, "start");
+  const double before = h.incumbent.BestTotal();
+  search::RunAnneal(h.ctx, /*moves=*/2000);
+  EXPECT_LT(h.incumbent.BestTotal(), before);
+  EXPECT_DOUBLE_EQ(h.incumbent.BestTotal(), 1219.2);
+}
+
+// --- Determinism ---------------------------------------------------------------------------
+
+TEST(Strategies, SameScheduleAtAnyThreadCount) {
+  auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-5.json");
+  ASSERT_TRUE(problem.ok());
+  std::string first;
+  for (int threads : {1, 2, 4}) {
+    search::SearchOptions options;
+    options.iterations = 300;
+    options.seed = 7;
+    options.threads = threads;
+    auto result = search::RunSearch(*problem, options);
+    ASSERT_TRUE(result.ok());
+    const std::string json = SolutionToJson(result->schedule, {});
+    if (first.empty()) {
+      first = json;
+    } else {
+      EXPECT_EQ(json, first) << "threads=" << threads;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tilesched
