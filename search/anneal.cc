@@ -36,8 +36,13 @@ ChainResult RunChain(SearchContext& ctx, const Draft& start, uint64_t chain, int
   // Without a move budget, temperature follows the deadline.
   const double horizon = ctx.budget.Remaining();
   const double start_time = ctx.budget.Elapsed();
+  int64_t last_best = 0;
   for (int64_t i = 0; moves == 0 || i < moves; ++i) {
     if ((i & 63) == 0 && ctx.budget.Expired()) break;
+    if (i - last_best > ctx.options.anneal_restart) {
+      current = result.best;
+      last_best = i;
+    }
     double progress;
     if (moves > 0) {
       progress = static_cast<double>(i) / static_cast<double>(moves);
@@ -63,6 +68,7 @@ ChainResult RunChain(SearchContext& ctx, const Draft& start, uint64_t chain, int
       current = std::move(*next);
       if (current.total < result.best.total - 1e-9) {
         ++stats.improved;
+        last_best = i;
         result.best = current;
         result.improved = true;
         if (offer_live) ctx.incumbent.Offer(current, std::string("anneal:") + move.name());

@@ -9,6 +9,10 @@
 // incumbent's ratio to the lower bound). Children are built in parallel into slots indexed by
 // (state, child) and deduplicated by (covered, slow memory, last subgraph, its resident set),
 // ties broken by the stable slot order, so the result does not depend on the thread count.
+//
+// The same search re-optimizes a window of an existing schedule (large-neighbourhood search):
+// it starts from the fixed prefix before the window, covers only the window's ops, and the
+// result is accepted when the untouched suffix still reads only available tensors.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -82,19 +86,20 @@ class Beam {
     ratio_ = std::isfinite(best) ? std::max(1.0, best / lb) : 1.0;
   }
 
-  bool Run() {
+  // Covers `target` (sorted op ids) after the fixed `prefix`; returns the prefix plus the best
+  // window found (the last window stage retaining nothing), or nullopt.
+  std::optional<Draft> Solve(const std::vector<Stage>& prefix, const std::vector<int>& target) {
     const int n = problem_.num_ops();
-    std::vector<std::vector<State>> layers(static_cast<size_t>(n) + 1);
-    State root;
-    root.covered = Bits(n);
-    root.slow_before_last = Bits(problem_.num_tensors());
-    for (int t = 0; t < problem_.num_tensors(); ++t) {
-      if (problem_.is_graph_input(t)) root.slow_before_last.Set(t);
-    }
-    layers[0].push_back(root);
+    in_target_ = Bits(n);
+    for (int o : target) in_target_.Set(o);
+    const int goal = static_cast<int>(target.size());
+    std::vector<std::vector<State>> layers(static_cast<size_t>(goal) + 1);
+    auto root = Root(prefix);
+    if (!root) return std::nullopt;
+    layers[0].push_back(*root);
     std::optional<State> best_done;
-    for (int layer = 0; layer < n; ++layer) {
-      if (ctx_.budget.Expired()) return false;
+    for (int layer = 0; layer < goal; ++layer) {
+      if (ctx_.budget.Expired()) return std::nullopt;
       std::vector<State>& states = layers[static_cast<size_t>(layer)];
       if (states.empty()) continue;
       SelectBest(&states);
@@ -102,10 +107,10 @@ class Beam {
       tbb::parallel_for(size_t{0}, states.size(), [&](size_t i) {
         if (!ctx_.budget.Expired()) Expand(states[i], &children[i]);
       });
-      if (ctx_.budget.Expired()) return false;
+      if (ctx_.budget.Expired()) return std::nullopt;
       for (auto& list : children) {
         for (State& child : list) {
-          if (child.covered_count == n) {
+          if (child.covered_count == goal) {
             if (!best_done || child.g < best_done->g) best_done = child;
           } else {
             layers[static_cast<size_t>(child.covered_count)].push_back(std::move(child));
@@ -115,18 +120,54 @@ class Beam {
       states.clear();
       states.shrink_to_fit();
     }
-    if (!best_done) {
-      ctx_.Note("beam width " + std::to_string(width_) + ": no complete schedule");
-      return false;
-    }
-    const Draft draft = Reconstruct(best_done->node);
-    ctx_.Note("beam width " + std::to_string(width_) + ": " + std::to_string(draft.total) + " in " +
-              std::to_string(draft.stages.size()) + " subgraphs");
-    ctx_.incumbent.Offer(draft, "beam");
-    return true;
+    if (!best_done) return std::nullopt;
+    return Reconstruct(best_done->node);
   }
 
  private:
+  // The state after the fixed prefix (its last stage's retention left open).
+  std::optional<State> Root(const std::vector<Stage>& prefix) const {
+    State root;
+    root.covered = Bits(problem_.num_ops());
+    root.slow_before_last = Bits(problem_.num_tensors());
+    for (int t = 0; t < problem_.num_tensors(); ++t) {
+      if (problem_.is_graph_input(t)) root.slow_before_last.Set(t);
+    }
+    std::shared_ptr<const Node> node;
+    static const std::vector<int> kNone;
+    for (size_t i = 0; i < prefix.size(); ++i) {
+      const Stage& stage = prefix[i];
+      const std::vector<int>& resident = i ? prefix[i - 1].retained : kNone;
+      auto n = std::make_shared<Node>();
+      n->parent = node;
+      n->plan = stage.plan;
+      n->resident_in = resident;
+      if (i + 1 == prefix.size()) {
+        auto open = ctx_.coster.Configure(*stage.plan, {}, resident);
+        if (!open) return std::nullopt;
+        n->choice = *open;
+      } else {
+        n->choice = stage.choice;
+      }
+      if (i > 0) {
+        n->parent_retained = prefix[i - 1].retained;
+        n->parent_choice = prefix[i - 1].choice;
+        // The previous stage's writes, now final.
+        for (int t : prefix[i - 1].plan->sinks()) {
+          if (problem_.is_graph_output(t) ||
+              !std::binary_search(prefix[i - 1].retained.begin(), prefix[i - 1].retained.end(), t)) {
+            root.slow_before_last.Set(t);
+          }
+        }
+      }
+      for (int o : stage.plan->ops()) root.covered.Set(o);
+      root.g += i + 1 == prefix.size() ? n->choice.latency : stage.choice.latency;
+      node = std::move(n);
+    }
+    root.node = std::move(node);
+    return root;
+  }
+
   // Keeps the `width_` best states, one per key (deterministic: stable order).
   void SelectBest(std::vector<State>* states) const {
     std::stable_sort(states->begin(), states->end(), [](const State& a, const State& b) {
@@ -147,7 +188,7 @@ class Beam {
   std::vector<int> Anchors(const State& s) const {
     std::vector<int> anchors;
     for (int o : problem_.graph().topo_order()) {
-      if (s.covered.Test(o)) continue;
+      if (s.covered.Test(o) || !in_target_.Test(o)) continue;
       bool ready = true;
       for (int p : problem_.graph().predecessors(o)) ready &= s.covered.Test(p);
       if (!ready) continue;
@@ -244,6 +285,7 @@ class Beam {
       int added = 0;
       for (int o : plan.ops()) {
         if (!child.covered.Test(o)) {
+          if (!in_target_.Test(o)) return;  // outside the window
           child.covered.Set(o);
           ++added;
         }
@@ -285,10 +327,48 @@ class Beam {
   std::vector<double> remaining_;
   double total_compute_ = 0;
   double ratio_ = 1;
+  Bits in_target_;
 };
 
 }  // namespace
 
-bool RunBeam(SearchContext& ctx, int width) { return Beam(ctx, width).Run(); }
+bool RunBeam(SearchContext& ctx, int width) {
+  std::vector<int> all(static_cast<size_t>(ctx.problem.num_ops()));
+  for (int o = 0; o < ctx.problem.num_ops(); ++o) all[static_cast<size_t>(o)] = o;
+  auto draft = Beam(ctx, width).Solve({}, all);
+  if (!draft) {
+    ctx.Note("beam width " + std::to_string(width) + ": no complete schedule");
+    return false;
+  }
+  ctx.Note("beam width " + std::to_string(width) + ": " + std::to_string(draft->total) + " in " +
+           std::to_string(draft->stages.size()) + " subgraphs");
+  ctx.incumbent.Offer(*draft, "beam");
+  return true;
+}
+
+std::optional<Draft> ReoptimizeWindow(SearchContext& ctx, const Draft& draft, size_t first,
+                                      size_t last, int width) {
+  const std::vector<Stage> prefix(draft.stages.begin(), draft.stages.begin() + static_cast<long>(first));
+  std::vector<int> target;
+  for (size_t s = first; s < last; ++s) {
+    for (int o : draft.stages[s].plan->ops()) target.push_back(o);
+  }
+  std::sort(target.begin(), target.end());
+  target.erase(std::unique(target.begin(), target.end()), target.end());
+  // Ops also computed outside the window stay where they are.
+  for (size_t s = 0; s < draft.stages.size(); ++s) {
+    if (s >= first && s < last) continue;
+    for (int o : draft.stages[s].plan->ops()) {
+      target.erase(std::remove(target.begin(), target.end(), o), target.end());
+    }
+  }
+  if (target.empty()) return std::nullopt;
+  auto window = Beam(ctx, width).Solve(prefix, target);
+  if (!window) return std::nullopt;
+  Draft out = std::move(*window);
+  for (size_t s = last; s < draft.stages.size(); ++s) out.stages.push_back(draft.stages[s]);
+  if (!RecostChanged(ctx.problem, ctx.coster, draft, &out)) return std::nullopt;
+  return out;
+}
 
 }  // namespace tilesched::search

@@ -10,7 +10,7 @@
 namespace tilesched::search {
 
 const std::vector<std::string>& StrategyNames() {
-  static const std::vector<std::string> names = {"greedy", "beam", "anneal", "portfolio"};
+  static const std::vector<std::string> names = {"greedy", "beam", "lns", "anneal", "portfolio"};
   return names;
 }
 
@@ -77,7 +77,7 @@ std::function<Status(const std::string&, SearchOptions*)> DoubleSetter(std::stri
 const std::map<std::string, KeySpec>& Keys() {
   static const std::map<std::string, KeySpec> keys = {
       {"strategy",
-       {"greedy | beam | anneal | portfolio",
+       {"greedy | beam | lns | anneal | portfolio",
         [](const std::string& text, SearchOptions* o) {
           auto v = ParseString("strategy", text);
           if (!v.ok()) return v.status();
@@ -98,8 +98,12 @@ const std::map<std::string, KeySpec>& Keys() {
       {"anchors", {"ready ops a beam state may start its next subgraph from", IntSetter("anchors", &SearchOptions::anchors, 1, 64)}},
       {"max_subgraph_ops", {"largest enumerated subgraph (ops)", IntSetter("max_subgraph_ops", &SearchOptions::max_subgraph_ops, 1, 64)}},
       {"max_candidates_per_op", {"cap on enumerated subgraphs containing one op", IntSetter("max_candidates_per_op", &SearchOptions::max_candidates_per_op, 1, 1 << 20)}},
+      {"lns_width", {"beam width inside an LNS window", IntSetter("lns_width", &SearchOptions::lns_width, 1, 1 << 20)}},
+      {"lns_max_stages", {"longest LNS window (subgraphs)", IntSetter("lns_max_stages", &SearchOptions::lns_max_stages, 1, 1 << 20)}},
+      {"lns_max_ops", {"most ops in an LNS window", IntSetter("lns_max_ops", &SearchOptions::lns_max_ops, 1, 1 << 20)}},
       {"anneal_chains", {"parallel annealing chains", IntSetter("anneal_chains", &SearchOptions::anneal_chains, 1, 1024)}},
       {"anneal_start_temp", {"initial temperature relative to the latency", DoubleSetter("anneal_start_temp", &SearchOptions::anneal_start_temp, 0, 10)}},
+      {"anneal_restart", {"moves without a new best before a chain restarts from its best", IntSetter("anneal_restart", &SearchOptions::anneal_restart, 1, int64_t{1} << 40)}},
       {"anneal_end_temp", {"final temperature relative to the latency", DoubleSetter("anneal_end_temp", &SearchOptions::anneal_end_temp, 0, 10)}},
       {"tile_sizes", {"tile sizes tried per dimension", [](const std::string& text, SearchOptions* o) {
          auto v = ParseInt("tile_sizes", text, 1, 4096);

@@ -17,7 +17,7 @@
 namespace tilesched::search {
 
 struct SearchOptions {
-  // Strategy: greedy | beam | anneal | portfolio (greedy, then beam, then anneal).
+  // Strategy: greedy | beam | lns | anneal | portfolio (greedy, beam, lns, then anneal).
   std::string strategy = "portfolio";
   // Wall-clock budget in seconds; 0 = no time limit (then `iterations` must be set).
   double time_limit = 0;
@@ -35,10 +35,17 @@ struct SearchOptions {
   int max_subgraph_ops = 6;     // largest connected op set enumerated
   int max_candidates_per_op = 400;  // cap on enumerated sets containing one op
 
+  // Large-neighbourhood search: windows of consecutive subgraphs re-optimized by a beam.
+  int lns_width = 16;       // beam width inside a window
+  int lns_max_stages = 8;   // longest window (subgraphs)
+  int lns_max_ops = 16;     // most ops in a window
+
   // Annealing.
   int anneal_chains = 2;          // independent chains (own RNG streams), run in parallel
-  double anneal_start_temp = 0.02;  // initial temperature, relative to the incumbent's latency
-  double anneal_end_temp = 0.0002;
+  double anneal_start_temp = 0.003;  // initial temperature, relative to the incumbent's latency
+  double anneal_end_temp = 0.00003;
+  // Moves without a new best after which a chain restarts from its best schedule.
+  int64_t anneal_restart = 20000;
 
   ConfigureOptions configure;
   CostModes modes;

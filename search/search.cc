@@ -73,19 +73,27 @@ void RunPortfolio(SearchContext& ctx) {
   RunGreedy(ctx);
   const int64_t budget = ctx.options.iterations;
   if (budget > 0) {
-    // Deterministic work: one beam, then annealing.
+    // Deterministic work: one beam, then windows, then annealing.
     RunBeam(ctx, ctx.options.beam_width);
+    RunLns(ctx, std::max<int64_t>(1, budget / 100));
     RunAnneal(ctx, budget);
     return;
   }
+  double previous = std::numeric_limits<double>::infinity();
   for (int width = ctx.options.beam_width; width <= ctx.options.beam_max_width; width *= 4) {
     if (ctx.budget.Expired()) return;
     const double before = ctx.budget.Elapsed();
     if (!RunBeam(ctx, width)) break;
     const double took = ctx.budget.Elapsed() - before;
+    // A wider beam that found nothing better is unlikely to help further.
+    const double found = ctx.incumbent.BestTotal();
+    if (found >= previous) break;
+    previous = found;
     // Leave at least half of the remaining time for annealing; a 4x wider beam costs ~4x.
     if (took * 4 > ctx.budget.Remaining() * 0.5) break;
   }
+  // Windows for half of what is left, then annealing.
+  RunLns(ctx, 0, ctx.budget.Elapsed() + ctx.budget.Remaining() / 2);
   RunAnneal(ctx, 0);
 }
 
@@ -147,6 +155,8 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
     RunGreedy(ctx);
   } else if (options.strategy == "beam") {
     RunBeam(ctx, options.beam_width);
+  } else if (options.strategy == "lns") {
+    RunLns(ctx, options.iterations);
   } else if (options.strategy == "anneal") {
     RunAnneal(ctx, options.iterations);
   } else if (options.strategy == "portfolio") {

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -110,6 +111,14 @@ struct SearchContext {
 void RunGreedy(SearchContext& ctx);
 // Beam search of width `width`; returns false when it found no complete schedule.
 bool RunBeam(SearchContext& ctx, int width);
+// Re-optimizes stages [first, last) of `draft` with a beam of `width` over the window's ops
+// (large-neighbourhood search); returns the whole re-costed draft, or nullopt.
+std::optional<Draft> ReoptimizeWindow(SearchContext& ctx, const Draft& draft, size_t first,
+                                      size_t last, int width);
+// Large-neighbourhood search from the incumbent: `windows` random windows (0 = until the
+// deadline, or until `stop_at` seconds into the run), each re-optimized by a beam.
+void RunLns(SearchContext& ctx, int64_t windows,
+            double stop_at = std::numeric_limits<double>::infinity());
 // Annealing from the incumbent with `moves` moves per chain (0 = until the deadline).
 void RunAnneal(SearchContext& ctx, int64_t moves);
 
