@@ -116,7 +116,7 @@ struct StepResult {
 
 // Sums over a run of steps.
 struct Totals {
-  double latency = 0, compute = 0, memory = 0;
+  double latency = 0, compute = 0, memory = 0, compute_bound_time = 0, memory_bound_time = 0;
   int64_t steps = 0, compute_bound = 0, memory_bound = 0, loaded = 0, stored = 0;
   int64_t peak_ws = -1, peak_j = 0;  // first k-step reaching the peak
   int64_t first_bad_j = -1;          // first k-step over capacity
@@ -130,6 +130,8 @@ struct Totals {
     memory += c * memory_time;
     steps += count;
     (s.compute >= memory_time ? compute_bound : memory_bound) += count;
+    (s.compute >= memory_time ? compute_bound_time : memory_bound_time) +=
+        c * std::max(s.compute, memory_time);
     loaded += count * s.load;
     stored += count * s.store;
     if (s.working_set > peak_ws) {
@@ -468,6 +470,8 @@ Result<SubgraphCost> CostModel::Cost(const SubgraphPlan& plan, const Granularity
     all.steps += tile_totals.steps + within.steps;
     all.compute_bound += tile_totals.compute_bound + within.compute_bound;
     all.memory_bound += tile_totals.memory_bound + within.memory_bound;
+    all.compute_bound_time += tile_totals.compute_bound_time + within.compute_bound_time;
+    all.memory_bound_time += tile_totals.memory_bound_time + within.memory_bound_time;
     all.loaded += tile_totals.loaded + within.loaded;
     all.stored += tile_totals.stored + within.stored;
     pr = r;
@@ -479,6 +483,8 @@ Result<SubgraphCost> CostModel::Cost(const SubgraphPlan& plan, const Granularity
   cost.steps = all.steps;
   cost.compute_bound_steps = all.compute_bound;
   cost.memory_bound_steps = all.memory_bound;
+  cost.compute_bound_time = all.compute_bound_time;
+  cost.memory_bound_time = all.memory_bound_time;
   cost.loaded = all.loaded;
   cost.stored = all.stored;
   return cost;

@@ -420,6 +420,8 @@ std::string EvaluationToJson(const Schedule& schedule, const Evaluation& evaluat
         {"steps", c.steps},
         {"compute_bound_steps", c.compute_bound_steps},
         {"memory_bound_steps", c.memory_bound_steps},
+        {"compute_bound_time", c.compute_bound_time},
+        {"memory_bound_time", c.memory_bound_time},
         {"loaded", c.loaded},
         {"stored", c.stored},
         {"peak_working_set", c.peak_working_set},

@@ -115,6 +115,8 @@ void ExpectSameVerdict(const Problem& problem, const Schedule& schedule, const C
     EXPECT_NEAR(actual->subgraphs[s].cost.latency, expected.latencies[s],
                 1e-9 * std::max(1.0, expected.latencies[s]))
         << "seed " << seed << " subgraph " << s << " " << ModesString(modes);
+    const SubgraphCost& c = actual->subgraphs[s].cost;
+    EXPECT_NEAR(c.compute_bound_time + c.memory_bound_time, c.latency, 1e-9 * std::max(1.0, c.latency));
     EXPECT_EQ(actual->subgraphs[s].cost.loaded, expected.loaded[s])
         << "seed " << seed << " subgraph " << s << " " << ModesString(modes);
     EXPECT_EQ(actual->subgraphs[s].cost.peak_working_set, expected.peak_working_set[s])

@@ -86,6 +86,8 @@ struct SubgraphCost {
   int64_t steps = 0;
   int64_t compute_bound_steps = 0;  // compute >= memory time
   int64_t memory_bound_steps = 0;
+  double compute_bound_time = 0;  // latency of the compute-bound steps
+  double memory_bound_time = 0;   // latency of the memory-bound steps
   int64_t loaded = 0;  // elements read from slow memory
   int64_t stored = 0;  // elements written to slow memory
   int64_t tiles = 0;

@@ -9,6 +9,12 @@ int RunEvaluate(int argc, char** argv, int first);
 int RunInfo(int argc, char** argv, int first);
 int RunSchedule(int argc, char** argv, int first);
 int RunResults(int argc, char** argv, int first);
+int RunSweep(int argc, char** argv, int first);
+int RunMerge(int argc, char** argv, int first);
+int RunPlot(int argc, char** argv, int first);
+int RunCompare(int argc, char** argv, int first);
+int RunReport(int argc, char** argv, int first);
+int RunDot(int argc, char** argv, int first);
 
 }  // namespace tilesched::cli
 

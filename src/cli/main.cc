@@ -18,6 +18,12 @@ const Command kCommands[] = {
     {"evaluate", tilesched::cli::RunEvaluate, "check a solution and print its latency breakdown"},
     {"info", tilesched::cli::RunInfo, "describe a problem and its lower bounds"},
     {"results", tilesched::cli::RunResults, "run the contest benchmarks and write the results table"},
+    {"sweep", tilesched::cli::RunSweep, "re-schedule problems over a grid of hardware parameters"},
+    {"merge", tilesched::cli::RunMerge, "join sweep shard files, checking every point once"},
+    {"plot", tilesched::cli::RunPlot, "plot a sweep (latency and lower bound) with gnuplot"},
+    {"compare", tilesched::cli::RunCompare, "benchmark search strategies against each other"},
+    {"report", tilesched::cli::RunReport, "write a self-contained HTML report of a schedule"},
+    {"dot", tilesched::cli::RunDot, "write the DAG (and a schedule's subgraphs) as Graphviz DOT"},
 };
 
 void PrintUsage(std::ostream& out) {
