@@ -257,14 +257,25 @@ class Beam {
       if (!std::binary_search(keepable.begin(), keepable.end(), t)) return;
     }
 
+    // Retention options: every subset of the keepable tensors that holds the missing ones
+    // when there are few, otherwise all of them or one at a time.
     std::vector<std::vector<int>> retentions;
-    if (missing.empty()) retentions.push_back({});
-    if (!keepable.empty()) {
-      retentions.push_back(keepable);
-      if (keepable.size() > 1 && keepable.size() <= 4) {
-        for (int t : keepable) {
-          if (missing.empty() || (missing.size() == 1 && missing[0] == t)) retentions.push_back({t});
+    auto holds_missing = [&](const std::vector<int>& keep) {
+      return std::includes(keep.begin(), keep.end(), missing.begin(), missing.end());
+    };
+    if (keepable.size() <= 3) {
+      for (uint32_t mask = 0; mask < (1u << keepable.size()); ++mask) {
+        std::vector<int> keep;
+        for (size_t i = 0; i < keepable.size(); ++i) {
+          if (mask >> i & 1) keep.push_back(keepable[i]);
         }
+        if (holds_missing(keep)) retentions.push_back(std::move(keep));
+      }
+    } else {
+      if (missing.empty()) retentions.push_back({});
+      retentions.push_back(keepable);
+      for (int t : keepable) {
+        if (holds_missing({t})) retentions.push_back({t});
       }
     }
     for (const std::vector<int>& keep : retentions) {

@@ -7,18 +7,13 @@
 #include <algorithm>
 #include <map>
 
+#include "op_sets.h"
 #include "search.h"
 #include "tilesched/graph.h"
 
 namespace tilesched::search {
 
 namespace {
-
-std::vector<int> Union(const std::vector<int>& a, const std::vector<int>& b) {
-  std::vector<int> out;
-  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-  return out;
-}
 
 // Merges stages i < j into one placed at j (or at i when that is the only valid place).
 bool TryMerge(const Problem& problem, PlanCache& plans, SubgraphCoster& coster, const Draft& in,

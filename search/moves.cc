@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "candidates.h"
+#include "op_sets.h"
 #include "tilesched/graph.h"
 
 namespace tilesched::search {
@@ -11,20 +12,6 @@ namespace tilesched::search {
 namespace {
 
 size_t Pick(Rng& rng, size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); }
-
-std::vector<int> Union(const std::vector<int>& a, const std::vector<int>& b) {
-  std::vector<int> out;
-  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-  return out;
-}
-
-std::vector<int> Without(const std::vector<int>& ops, int op) {
-  std::vector<int> out;
-  for (int o : ops) {
-    if (o != op) out.push_back(o);
-  }
-  return out;
-}
 
 // Retained lists must stay within what each stage produces.
 void PruneRetention(Draft* d) {

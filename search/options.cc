@@ -74,6 +74,31 @@ std::function<Status(const std::string&, SearchOptions*)> DoubleSetter(std::stri
   };
 }
 
+std::function<Status(const std::string&, SearchOptions*)> ConfigureSetter(std::string key,
+                                                                          int ConfigureOptions::*field) {
+  return [key, field](const std::string& text, SearchOptions* o) {
+    auto v = ParseInt(key, text, 1, 4096);
+    if (!v.ok()) return v.status();
+    o->configure.*field = static_cast<int>(*v);
+    return Status::Ok();
+  };
+}
+
+// A cost-model switch given as a JSON string, e.g. "rules": "algebra".
+template <typename T>
+std::function<Status(const std::string&, SearchOptions*)> ModeSetter(std::string key,
+                                                                     Result<T> (*parse)(const std::string&),
+                                                                     T CostModes::*field) {
+  return [key, parse, field](const std::string& text, SearchOptions* o) {
+    auto name = ParseString(key, text);
+    if (!name.ok()) return name.status();
+    auto value = parse(*name);
+    if (!value.ok()) return value.status();
+    o->modes.*field = *value;
+    return Status::Ok();
+  };
+}
+
 const std::map<std::string, KeySpec>& Keys() {
   static const std::map<std::string, KeySpec> keys = {
       {"strategy",
@@ -105,42 +130,11 @@ const std::map<std::string, KeySpec>& Keys() {
       {"anneal_start_temp", {"initial temperature relative to the latency", DoubleSetter("anneal_start_temp", &SearchOptions::anneal_start_temp, 0, 10)}},
       {"anneal_restart", {"moves without a new best before a chain restarts from its best", IntSetter("anneal_restart", &SearchOptions::anneal_restart, 1, int64_t{1} << 40)}},
       {"anneal_end_temp", {"final temperature relative to the latency", DoubleSetter("anneal_end_temp", &SearchOptions::anneal_end_temp, 0, 10)}},
-      {"tile_sizes", {"tile sizes tried per dimension", [](const std::string& text, SearchOptions* o) {
-         auto v = ParseInt("tile_sizes", text, 1, 4096);
-         if (!v.ok()) return v.status();
-         o->configure.max_sizes = static_cast<int>(*v);
-         return Status::Ok();
-       }}},
-      {"k_values", {"split-k factors tried", [](const std::string& text, SearchOptions* o) {
-         auto v = ParseInt("k_values", text, 1, 4096);
-         if (!v.ok()) return v.status();
-         o->configure.max_ks = static_cast<int>(*v);
-         return Status::Ok();
-       }}},
-      {"rules", {"contest | algebra", [](const std::string& text, SearchOptions* o) {
-         auto s = ParseString("rules", text);
-         if (!s.ok()) return s.status();
-         auto v = ParseRules(*s);
-         if (!v.ok()) return v.status();
-         o->modes.rules = *v;
-         return Status::Ok();
-       }}},
-      {"matmul_reduction", {"full_k | native_k", [](const std::string& text, SearchOptions* o) {
-         auto s = ParseString("matmul_reduction", text);
-         if (!s.ok()) return s.status();
-         auto v = ParseMatmulReduction(*s);
-         if (!v.ok()) return v.status();
-         o->modes.matmul_reduction = *v;
-         return Status::Ok();
-       }}},
-      {"k_limit", {"native | reduction", [](const std::string& text, SearchOptions* o) {
-         auto s = ParseString("k_limit", text);
-         if (!s.ok()) return s.status();
-         auto v = ParseKLimit(*s);
-         if (!v.ok()) return v.status();
-         o->modes.k_limit = *v;
-         return Status::Ok();
-       }}},
+      {"tile_sizes", {"balanced tile sizes tried per dimension before halving", ConfigureSetter("tile_sizes", &ConfigureOptions::max_sizes)}},
+      {"k_values", {"balanced split-k factors tried before halving", ConfigureSetter("k_values", &ConfigureOptions::max_ks)}},
+      {"rules", {"contest | algebra", ModeSetter("rules", ParseRules, &CostModes::rules)}},
+      {"matmul_reduction", {"full_k | native_k", ModeSetter("matmul_reduction", ParseMatmulReduction, &CostModes::matmul_reduction)}},
+      {"k_limit", {"native | reduction", ModeSetter("k_limit", ParseKLimit, &CostModes::k_limit)}},
   };
   return keys;
 }

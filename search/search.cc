@@ -68,6 +68,16 @@ double Budget::Remaining() const {
 
 namespace {
 
+// Releases `holder` without freeing it when the run was stopped (the process is exiting).
+template <typename T>
+struct LeakOnStop {
+  std::unique_ptr<T>& holder;
+  const std::atomic<bool>* stop;
+  ~LeakOnStop() {
+    if (stop && stop->load()) (void)holder.release();
+  }
+};
+
 // Portfolio: greedy (instant), beams of growing width, then annealing with what is left.
 void RunPortfolio(SearchContext& ctx) {
   RunGreedy(ctx);
@@ -123,13 +133,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
     ModelCoster coster;
   };
   auto caches = std::make_unique<Caches>(problem, options, hooks.evaluations);
-  struct LeakOnStop {
-    std::unique_ptr<Caches>& caches;
-    const std::atomic<bool>* stop;
-    ~LeakOnStop() {
-      if (stop && stop->load()) (void)caches.release();
-    }
-  } leak_on_stop{caches, hooks.stop};
+  const LeakOnStop<Caches> keep_caches{caches, hooks.stop};
   PlanCache& plans = caches->plans;
   ModelCoster& coster = caches->coster;
   Incumbent incumbent(problem, options.modes, observer);
@@ -138,13 +142,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   if (!first.ok()) return first.status();
   incumbent.Offer(*first, "singletons");
   auto pool_holder = std::make_unique<CandidatePool>(BuildCandidates(problem, plans, options));
-  struct LeakPoolOnStop {
-    std::unique_ptr<CandidatePool>& pool;
-    const std::atomic<bool>* stop;
-    ~LeakPoolOnStop() {
-      if (stop && stop->load()) (void)pool.release();
-    }
-  } leak_pool{pool_holder, hooks.stop};
+  const LeakOnStop<CandidatePool> keep_pool{pool_holder, hooks.stop};
   const CandidatePool& pool = *pool_holder;
   Journal journal;
   SearchContext ctx{problem, options, plans, coster, incumbent, budget, pool, observer, &journal};

@@ -18,6 +18,7 @@
 #include "test_util.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/graph.h"
+#include "tilesched/file_util.h"
 #include "tilesched/io.h"
 
 namespace tilesched {
@@ -468,6 +469,64 @@ TEST(Strategies, SameScheduleAtAnyThreadCount) {
       EXPECT_EQ(json, first) << "threads=" << threads;
     }
   }
+}
+
+// --- Options and presets -------------------------------------------------------------------
+
+search::SearchOptions LoadPreset(const std::string& name) {
+  auto text = ReadFile(std::string(TILESCHED_SOURCE_DIR) + "/configs/" + name);
+  EXPECT_TRUE(text.ok()) << name;
+  auto entries = ParseConfigEntries(*text);
+  EXPECT_TRUE(entries.ok()) << entries.status().message();
+  search::SearchOptions options;
+  for (const auto& [key, value] : *entries) {
+    const Status s = search::ApplyConfigEntry(key, value, &options);
+    EXPECT_TRUE(s.ok()) << name << ": " << s.message();
+  }
+  return options;
+}
+
+TEST(Options, DefaultPresetWritesOutTheStructDefaults) {
+  const search::SearchOptions preset = LoadPreset("default.json");
+  const search::SearchOptions defaults;
+  EXPECT_EQ(preset.strategy, defaults.strategy);
+  EXPECT_EQ(preset.beam_width, defaults.beam_width);
+  EXPECT_EQ(preset.beam_max_width, defaults.beam_max_width);
+  EXPECT_EQ(preset.anchors, defaults.anchors);
+  EXPECT_EQ(preset.max_subgraph_ops, defaults.max_subgraph_ops);
+  EXPECT_EQ(preset.max_candidates_per_op, defaults.max_candidates_per_op);
+  EXPECT_EQ(preset.lns_width, defaults.lns_width);
+  EXPECT_EQ(preset.lns_max_stages, defaults.lns_max_stages);
+  EXPECT_EQ(preset.lns_max_ops, defaults.lns_max_ops);
+  EXPECT_EQ(preset.anneal_chains, defaults.anneal_chains);
+  EXPECT_DOUBLE_EQ(preset.anneal_start_temp, defaults.anneal_start_temp);
+  EXPECT_DOUBLE_EQ(preset.anneal_end_temp, defaults.anneal_end_temp);
+  EXPECT_EQ(preset.anneal_restart, defaults.anneal_restart);
+  EXPECT_EQ(preset.configure.max_sizes, defaults.configure.max_sizes);
+  EXPECT_EQ(preset.configure.max_ks, defaults.configure.max_ks);
+}
+
+TEST(Options, OtherPresetsParse) {
+  EXPECT_EQ(LoadPreset("fast.json").beam_max_width, 32);
+  EXPECT_EQ(LoadPreset("thorough.json").max_subgraph_ops, 8);
+}
+
+TEST(Options, UnknownKeysAndBadValuesAreNamed) {
+  search::SearchOptions options;
+  const Status unknown = search::ApplyConfigEntry("beam_widht", "4", &options);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.message().find("beam_widht"), std::string::npos);
+  const Status range = search::ApplyConfigEntry("beam_width", "0", &options);
+  ASSERT_FALSE(range.ok());
+  EXPECT_NE(range.message().find("beam_width"), std::string::npos);
+  const Status type = search::ApplyConfigEntry("strategy", "3", &options);
+  ASSERT_FALSE(type.ok());
+  EXPECT_NE(type.message().find("strategy"), std::string::npos);
+  const Status mode = search::ApplyConfigEntry("rules", "\"physics\"", &options);
+  ASSERT_FALSE(mode.ok());
+  EXPECT_NE(mode.message().find("rules"), std::string::npos);
+  EXPECT_TRUE(search::ApplyConfigEntry("rules", "\"algebra\"", &options).ok());
+  EXPECT_EQ(options.modes.rules, Rules::kAlgebra);
 }
 
 }  // namespace
