@@ -78,11 +78,15 @@ std::optional<TileChoice> Configurator::Best(const SubgraphPlan& plan,
   const bool has_roots = !plan.split_roots().empty();
 
   std::optional<TileChoice> best;
+  std::vector<TraversalKind> orders = {TraversalKind::kSnakeRows, TraversalKind::kSnakeCols};
+  if (options_.all_orders) {
+    orders.insert(orders.end(), {TraversalKind::kRaster, TraversalKind::kColumnMajor, TraversalKind::kBlocked});
+  }
   auto consider = [&](const Granularity& g) {
     const Grid grid(plan.width(), plan.height(), g.w, g.h);
     const bool both = grid.rows() > 1 && grid.cols() > 1;
-    for (TraversalKind kind : {TraversalKind::kSnakeRows, TraversalKind::kSnakeCols}) {
-      if (!both && kind == TraversalKind::kSnakeCols) break;
+    for (TraversalKind kind : orders) {
+      if (!both && kind != TraversalKind::kSnakeRows) break;
       // With one row or one column every order is raster.
       const TraversalKind used = both ? kind : TraversalKind::kRaster;
       auto choice = Evaluate(plan, g, used, retained, resident);

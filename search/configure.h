@@ -33,6 +33,8 @@ struct ConfigureOptions {
   int max_ks = 8;      // split-k factors tried
   // Also cost the next smaller width below the largest that fits (rarely better; measured).
   bool try_smaller_width = true;
+  // Also try raster, column-major and blocked orders (dominated by the snakes; see traversal.h).
+  bool all_orders = false;
 };
 
 struct ConfigureStats {

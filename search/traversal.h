@@ -2,8 +2,13 @@
 //
 // Entry point: MakeTraversal(kind, rows, cols) returns the permutation of tile ids (empty for
 // raster, which needs none). Only the previous step's slices are reused (SPEC.md section 5), so
-// an order is good when each tile shares a row or a column with the one before: the snakes do
-// that at every move, and dominate raster and column-major in loads.
+// a move between tiles saves what depends only on the shared row (LHS-like strips) or only on
+// the shared column (RHS-like strips), never both. A row snake makes every move share a row
+// except one per row, which shares a column; no order makes more moves share a row, and every
+// move of a snake shares something. The saving is linear in the number of row-sharing moves,
+// so the better of the two snakes is never beaten by raster, column-major or blocked orders
+// (up to clipped edge tiles); the configurator therefore tries the snakes, and the others on
+// request (ConfigureOptions::all_orders).
 #ifndef TILESCHED_SEARCH_TRAVERSAL_H_
 #define TILESCHED_SEARCH_TRAVERSAL_H_
 
@@ -18,6 +23,7 @@ enum class TraversalKind : uint8_t {
   kSnakeRows,    // row by row, alternating direction
   kColumnMajor,  // column by column, top to bottom
   kSnakeCols,    // column by column, alternating direction
+  kBlocked,      // 2x2 blocks, each visited in a U, blocks in a row snake
 };
 
 const char* TraversalName(TraversalKind kind);
