@@ -310,6 +310,7 @@ class StepEvaluator {
           for (int64_t j : {previous_special + 1, s}) {
             if (j > s) continue;
             double unused = 0;
+            current_key_ = {-1, -1, -1};
             Step(r, c, j, &current_, &unused);
             peak = std::max(peak, Finish(r, c, j, current_, nullptr, 0).working_set);
           }
@@ -324,6 +325,7 @@ class StepEvaluator {
   StepResult FirstStep(int64_t r, int64_t c, int64_t pr, int64_t pc) {
     double compute = 0;
     Step(r, c, 0, &current_, &compute);
+    current_key_ = {r, c, 0};
     if (pr < 0) return Finish(r, c, 0, current_, nullptr, compute);
     double unused = 0;
     Step(pr, pc, n_k_ - 1, &previous_, &unused);
@@ -372,8 +374,14 @@ class StepEvaluator {
 
   void AddStep(int64_t r, int64_t c, int64_t j, int64_t count, Totals* totals) {
     double compute = 0, unused = 0;
-    Step(r, c, j - 1, &previous_, &unused);
+    // Consecutive calls (j - 1, then j) reuse the step just made concrete.
+    if (current_key_ == std::array<int64_t, 3>{r, c, j - 1}) {
+      std::swap(previous_, current_);
+    } else {
+      Step(r, c, j - 1, &previous_, &unused);
+    }
     Step(r, c, j, &current_, &compute);
+    current_key_ = {r, c, j};
     totals->Add(Finish(r, c, j, current_, &previous_, compute), j, count, bandwidth_, capacity_);
   }
 
@@ -393,6 +401,7 @@ class StepEvaluator {
   int64_t sinks_written_ = 0;
   std::vector<ConcreteCompute> computes_;
   std::vector<ConcreteSlice> current_, previous_;
+  std::array<int64_t, 3> current_key_ = {-1, -1, -1};  // (r, c, j) that current_ holds, if any
 };
 
 }  // namespace
