@@ -1,7 +1,10 @@
 // ScheduleRunner: anytime output and signal handling around RunSearch.
 #include "schedule_runner.h"
 
+#include <unistd.h>
+
 #include <csignal>
+#include <filesystem>
 #include <chrono>
 #include <condition_variable>
 #include <iostream>
@@ -99,6 +102,14 @@ void InstallStopHandlers() {
 
 int RunScheduler(const Problem& problem, const search::SearchOptions& options,
                  const RunnerOptions& runner) {
+  if (!runner.output.empty()) {
+    // Fail before searching when the output cannot be written.
+    const std::string dir = std::filesystem::path(runner.output).parent_path().string();
+    if (access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) {
+      return Fail(runner.command, runner.output + ": cannot write to directory '" +
+                                      (dir.empty() ? "." : dir) + "'", kExitUsage);
+    }
+  }
   FileObserver observer(problem, options.modes, runner.output);
   std::atomic<int64_t> evaluations{0};
   search::SearchHooks hooks;
