@@ -123,6 +123,9 @@ CandidatePool BuildCandidates(const Problem& problem, PlanCache& plans,
 
   CandidatePool pool;
   pool.by_op.assign(n, {});
+  // Large graphs get fewer sets per op so that the whole pool stays bounded.
+  const int per_op_cap = std::max(
+      4, std::min(options.max_candidates_per_op, options.max_candidates / std::max(1, n)));
   std::unordered_set<std::vector<int>, IdsHash> seen;
   std::vector<int> per_op(n, 0);
   auto add = [&](std::vector<int> ops) {
@@ -161,7 +164,7 @@ CandidatePool BuildCandidates(const Problem& problem, PlanCache& plans,
         std::vector<int> bigger = set;
         bigger.insert(std::upper_bound(bigger.begin(), bigger.end(), m), m);
         bool full = false;
-        for (int o : bigger) full |= per_op[o] >= options.max_candidates_per_op;
+        for (int o : bigger) full |= per_op[o] >= per_op_cap;
         if (full || !grown.insert(bigger).second) continue;
         add(bigger);
         next.push_back(std::move(bigger));

@@ -3,9 +3,10 @@
 // From one op per subgraph, repeatedly merge the two subgraphs (sharing a tensor) whose merge
 // saves the most latency, benefit = cost(a) + cost(b) - cost(a u b), while the schedule stays
 // valid. Then, left to right, let each subgraph retain what the next one reads when that lowers
-// the pair's latency. Both phases are deterministic (ties break on stage order).
+// the pair's latency. Both phases are deterministic (ties break on stage ids) and check the
+// budget as they go.
 #include <algorithm>
-#include <map>
+#include <queue>
 
 #include "op_sets.h"
 #include "search.h"
@@ -15,31 +16,151 @@ namespace tilesched::search {
 
 namespace {
 
-// Merges stages i < j into one placed at j (or at i when that is the only valid place).
-bool TryMerge(const Problem& problem, PlanCache& plans, SubgraphCoster& coster, const Draft& in,
-              size_t i, size_t j, Draft* out) {
-  const SubgraphPlan* plan = plans.Get(Union(in.stages[i].plan->ops(), in.stages[j].plan->ops()));
-  if (plan == nullptr) return false;
-  auto choice = coster.Configure(*plan, {}, {});
-  if (!choice) return false;
-  for (size_t place : {j, i}) {
-    Draft d;
-    for (size_t s = 0; s < in.stages.size(); ++s) {
-      if (s == place) {
-        d.stages.push_back({plan, {}, *choice});
-      } else if (s != i && s != j) {
-        d.stages.push_back(in.stages[s]);
-      }
-    }
-    if (DraftIsConsistent(problem, d)) {
-      d.total = 0;
-      for (const Stage& st : d.stages) d.total += st.choice.latency;
-      *out = std::move(d);
-      return true;
+// A possible merge of two live stages (by stable id) and what it would save.
+struct Merge {
+  double benefit;
+  int a, b;  // stage ids, a < b
+  const SubgraphPlan* plan;
+  TileChoice choice;
+};
+
+// Max-heap order: larger benefit first, then smaller ids (deterministic).
+struct MergeOrder {
+  bool operator()(const Merge& x, const Merge& y) const {
+    if (x.benefit != y.benefit) return x.benefit < y.benefit;
+    if (x.a != y.a) return x.a > y.a;
+    return x.b > y.b;
+  }
+};
+
+// Priority fusion over stages with stable ids: a heap of candidate merges between stages that
+// share a tensor, popped best first, each applied when the schedule stays valid; a merge
+// creates a new stage whose merges with its neighbours enter the heap. Work per merge is one
+// consistency check of the schedule, so a large graph is handled in a few seconds.
+class Fusion {
+ public:
+  Fusion(SearchContext& ctx, const Draft& start) : ctx_(ctx) {
+    for (const Stage& s : start.stages) {
+      order_.push_back(static_cast<int>(stages_.size()));
+      stages_.push_back(s);
+      alive_.push_back(true);
     }
   }
-  return false;
-}
+
+  void Run() {
+    for (int id : order_) PushMergesOf(id);
+    int64_t pops = 0;
+    while (!heap_.empty()) {
+      if ((++pops & 63) == 0 && ctx_.budget.Expired()) return;
+      const Merge m = heap_.top();
+      heap_.pop();
+      if (!alive_[m.a] || !alive_[m.b] || m.benefit <= 1e-9) continue;
+      if (Apply(m)) {
+        // A merge that was invalid may have become valid (the stage in its way moved).
+        for (const Merge& r : retry_) {
+          if (alive_[r.a] && alive_[r.b]) heap_.push(r);
+        }
+        retry_.clear();
+      } else if (retry_.size() < kMaxRetry) {
+        retry_.push_back(m);
+      }
+    }
+  }
+
+  Draft Result() const {
+    Draft d;
+    for (int id : order_) {
+      d.stages.push_back(stages_[id]);
+      d.total += stages_[id].choice.latency;
+    }
+    return d;
+  }
+
+ private:
+  // Stages sharing a tensor with stage `id` (ids), via the ops' inputs and outputs.
+  std::vector<int> Partners(int id) const {
+    std::vector<int> partners;
+    for (int o : stages_[id].plan->ops()) {
+      auto add_readers = [&](int t) {
+        for (int c : ctx_.problem.graph().consumers(t)) partners.push_back(owner_.at(c));
+      };
+      for (int t : ctx_.problem.op(o).inputs) {
+        const int p = ctx_.problem.producer(t);
+        if (p >= 0) partners.push_back(owner_.at(p));
+        add_readers(t);
+      }
+      add_readers(ctx_.problem.op(o).output);
+    }
+    std::sort(partners.begin(), partners.end());
+    partners.erase(std::unique(partners.begin(), partners.end()), partners.end());
+    std::erase(partners, id);
+    return partners;
+  }
+
+  void PushMergesOf(int id) {
+    if (owner_.empty()) RebuildOwners();
+    for (int other : Partners(id)) {
+      const int a = std::min(id, other), b = std::max(id, other);
+      const SubgraphPlan* plan = ctx_.plans.Get(Union(stages_[a].plan->ops(), stages_[b].plan->ops()));
+      if (plan == nullptr) continue;
+      auto choice = ctx_.coster.Configure(*plan, {}, {});
+      if (!choice) continue;
+      const double benefit = stages_[a].choice.latency + stages_[b].choice.latency - choice->latency;
+      if (benefit > 1e-9) heap_.push({benefit, a, b, plan, *choice});
+    }
+  }
+
+  // Each op's stage id (the first stage computing it).
+  void RebuildOwners() {
+    owner_.assign(static_cast<size_t>(ctx_.problem.num_ops()), -1);
+    for (int id : order_) {
+      for (int o : stages_[id].plan->ops()) {
+        if (owner_[o] < 0) owner_[o] = id;
+      }
+    }
+  }
+
+  // Replaces stages a and b by their union, at the later one's place or else at the earlier
+  // one's, if the schedule stays valid.
+  bool Apply(const Merge& m) {
+    const int merged = static_cast<int>(stages_.size());
+    stages_.push_back({m.plan, {}, m.choice});
+    alive_.push_back(true);
+    const auto pos_a = std::find(order_.begin(), order_.end(), m.a);
+    const auto pos_b = std::find(order_.begin(), order_.end(), m.b);
+    const int later = pos_a < pos_b ? m.b : m.a, earlier = pos_a < pos_b ? m.a : m.b;
+    for (int place : {later, earlier}) {
+      std::vector<int> trial;
+      for (int id : order_) {
+        if (id == place) {
+          trial.push_back(merged);
+        } else if (id != m.a && id != m.b) {
+          trial.push_back(id);
+        }
+      }
+      Draft d;
+      for (int id : trial) d.stages.push_back(stages_[id]);
+      if (!DraftIsConsistent(ctx_.problem, d)) continue;
+      order_ = std::move(trial);
+      alive_[m.a] = alive_[m.b] = false;
+      owner_.clear();
+      PushMergesOf(merged);
+      return true;
+    }
+    alive_[merged] = false;
+    return false;
+  }
+
+  static constexpr size_t kMaxRetry = 4096;
+
+  SearchContext& ctx_;
+  std::vector<Stage> stages_;  // by id; merged stages get new ids
+  std::vector<bool> alive_;
+  std::vector<int> order_;     // live ids in schedule order
+  std::vector<int> owner_;     // op -> stage id (rebuilt lazily)
+  std::priority_queue<Merge, std::vector<Merge>, MergeOrder> heap_;
+  std::vector<Merge> retry_;  // merges found invalid since the last applied one
+};
 
 }  // namespace
 
@@ -50,43 +171,9 @@ void RunGreedy(SearchContext& ctx) {
   ctx.incumbent.Offer(draft, "greedy");
 
   // Phase 1: fusion by benefit.
-  while (!ctx.budget.Expired()) {
-    std::vector<int> stage_of(ctx.problem.num_ops(), -1);
-    for (size_t s = 0; s < draft.stages.size(); ++s) {
-      for (int o : draft.stages[s].plan->ops()) stage_of[o] = static_cast<int>(s);
-    }
-    double best_benefit = 1e-9;
-    Draft best;
-    bool found = false;
-    for (size_t j = 0; j < draft.stages.size(); ++j) {
-      // Partners: stages sharing a tensor with stage j, earlier in the schedule.
-      std::vector<int> partners;
-      for (int o : draft.stages[j].plan->ops()) {
-        for (int t : ctx.problem.op(o).inputs) {
-          const int p = ctx.problem.producer(t);
-          if (p >= 0) partners.push_back(stage_of[p]);
-          for (int c : ctx.problem.graph().consumers(t)) partners.push_back(stage_of[c]);
-        }
-      }
-      std::sort(partners.begin(), partners.end());
-      partners.erase(std::unique(partners.begin(), partners.end()), partners.end());
-      for (int i : partners) {
-        if (i < 0 || static_cast<size_t>(i) >= j) continue;
-        Draft merged;
-        if (!TryMerge(ctx.problem, ctx.plans, ctx.coster, draft, static_cast<size_t>(i), j, &merged)) {
-          continue;
-        }
-        const double benefit = draft.total - merged.total;
-        if (benefit > best_benefit) {
-          best_benefit = benefit;
-          best = std::move(merged);
-          found = true;
-        }
-      }
-    }
-    if (!found) break;
-    draft = std::move(best);
-  }
+  Fusion fusion(ctx, draft);
+  fusion.Run();
+  draft = fusion.Result();
   ctx.incumbent.Offer(draft, "greedy");
   ctx.Note("greedy fusion: " + std::to_string(draft.total) + " in " +
            std::to_string(draft.stages.size()) + " subgraphs");

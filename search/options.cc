@@ -122,6 +122,7 @@ const std::map<std::string, KeySpec>& Keys() {
       {"beam_max_width", {"widest beam the portfolio tries", IntSetter("beam_max_width", &SearchOptions::beam_max_width, 1, 1 << 20)}},
       {"anchors", {"ready ops a beam state may start its next subgraph from", IntSetter("anchors", &SearchOptions::anchors, 1, 64)}},
       {"max_subgraph_ops", {"largest enumerated subgraph (ops)", IntSetter("max_subgraph_ops", &SearchOptions::max_subgraph_ops, 1, 64)}},
+      {"max_candidates", {"cap on all enumerated subgraphs", IntSetter("max_candidates", &SearchOptions::max_candidates, 1, 1 << 30)}},
       {"max_candidates_per_op", {"cap on enumerated subgraphs containing one op", IntSetter("max_candidates_per_op", &SearchOptions::max_candidates_per_op, 1, 1 << 20)}},
       {"lns_width", {"beam width inside an LNS window", IntSetter("lns_width", &SearchOptions::lns_width, 1, 1 << 20)}},
       {"lns_max_stages", {"longest LNS window (subgraphs)", IntSetter("lns_max_stages", &SearchOptions::lns_max_stages, 1, 1 << 20)}},

@@ -34,6 +34,7 @@ struct SearchOptions {
   // Candidate subgraphs.
   int max_subgraph_ops = 6;     // largest connected op set enumerated
   int max_candidates_per_op = 400;  // cap on enumerated sets containing one op
+  int max_candidates = 200000;      // cap on all enumerated sets (large graphs get fewer per op)
 
   // Large-neighbourhood search: windows of consecutive subgraphs re-optimized by a beam.
   int lns_width = 16;       // beam width inside a window

@@ -303,8 +303,13 @@ class StepEvaluator {
   // special steps and one step of each run, in each class of clipped / unclipped tile.
   int64_t PeakWorkingSet() {
     int64_t peak = 0;
-    for (int64_t r : {int64_t{0}, grid_.rows() - 1}) {
-      for (int64_t c : {int64_t{0}, grid_.cols() - 1}) {
+    const bool mixed = plan_.mixed_rows() || plan_.mixed_cols();
+    std::vector<int64_t> rows = {0}, cols = {0};
+    // The last row (column) differs only when it is clipped, or in a mixed plan.
+    if (grid_.rows() > 1 && (mixed || grid_.RowClipped(grid_.rows() - 1))) rows.push_back(grid_.rows() - 1);
+    if (grid_.cols() > 1 && (mixed || grid_.ColClipped(grid_.cols() - 1))) cols.push_back(grid_.cols() - 1);
+    for (int64_t r : rows) {
+      for (int64_t c : cols) {
         int64_t previous_special = -1;
         for (int64_t s : SpecialSteps(r, c)) {
           for (int64_t j : {previous_special + 1, s}) {

@@ -539,6 +539,7 @@ TEST(Options, DefaultPresetWritesOutTheStructDefaults) {
   EXPECT_EQ(preset.anchors, defaults.anchors);
   EXPECT_EQ(preset.max_subgraph_ops, defaults.max_subgraph_ops);
   EXPECT_EQ(preset.max_candidates_per_op, defaults.max_candidates_per_op);
+  EXPECT_EQ(preset.max_candidates, defaults.max_candidates);
   EXPECT_EQ(preset.lns_width, defaults.lns_width);
   EXPECT_EQ(preset.lns_max_stages, defaults.lns_max_stages);
   EXPECT_EQ(preset.lns_max_ops, defaults.lns_max_ops);
