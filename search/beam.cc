@@ -73,7 +73,10 @@ Draft Reconstruct(const std::shared_ptr<const Node>& leaf) {
 
 class Beam {
  public:
-  Beam(SearchContext& ctx, int width) : ctx_(ctx), width_(width), problem_(ctx.problem) {
+  // `stop_at`: seconds into the run after which the beam gives up.
+  Beam(SearchContext& ctx, int width,
+       double stop_at = std::numeric_limits<double>::infinity())
+      : ctx_(ctx), width_(width), problem_(ctx.problem), stop_at_(stop_at) {
     const int n = problem_.num_ops();
     remaining_.resize(n);
     for (int o = 0; o < n; ++o) {
@@ -99,15 +102,15 @@ class Beam {
     layers[0].push_back(*root);
     std::optional<State> best_done;
     for (int layer = 0; layer < goal; ++layer) {
-      if (ctx_.budget.Expired()) return std::nullopt;
+      if (OutOfTime()) return std::nullopt;
       std::vector<State>& states = layers[static_cast<size_t>(layer)];
       if (states.empty()) continue;
       SelectBest(&states);
       std::vector<std::vector<State>> children(states.size());
       tbb::parallel_for(size_t{0}, states.size(), [&](size_t i) {
-        if (!ctx_.budget.Expired()) Expand(states[i], &children[i]);
+        if (!OutOfTime()) Expand(states[i], &children[i]);
       });
-      if (ctx_.budget.Expired()) return std::nullopt;
+      if (OutOfTime()) return std::nullopt;
       for (auto& list : children) {
         for (State& child : list) {
           if (child.covered_count == goal) {
@@ -125,6 +128,8 @@ class Beam {
   }
 
  private:
+  bool OutOfTime() const { return ctx_.budget.Expired() || ctx_.budget.Elapsed() >= stop_at_; }
+
   // The state after the fixed prefix (its last stage's retention left open).
   std::optional<State> Root(const std::vector<Stage>& prefix) const {
     State root;
@@ -338,17 +343,18 @@ class Beam {
   std::vector<double> remaining_;
   double total_compute_ = 0;
   double ratio_ = 1;
+  double stop_at_;
   Bits in_target_;
 };
 
 }  // namespace
 
-bool RunBeam(SearchContext& ctx, int width) {
+bool RunBeam(SearchContext& ctx, int width, double max_seconds) {
   std::vector<int> all(static_cast<size_t>(ctx.problem.num_ops()));
   for (int o = 0; o < ctx.problem.num_ops(); ++o) all[static_cast<size_t>(o)] = o;
-  auto draft = Beam(ctx, width).Solve({}, all);
+  auto draft = Beam(ctx, width, ctx.budget.Elapsed() + max_seconds).Solve({}, all);
   if (!draft) {
-    ctx.Note("beam width " + std::to_string(width) + ": no complete schedule");
+    ctx.Note("beam width " + std::to_string(width) + ": no complete schedule in time");
     return false;
   }
   ctx.Note("beam width " + std::to_string(width) + ": " + std::to_string(draft->total) + " in " +

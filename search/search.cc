@@ -93,7 +93,11 @@ void RunPortfolio(SearchContext& ctx) {
   for (int width = ctx.options.beam_width; width <= ctx.options.beam_max_width; width *= 4) {
     if (ctx.budget.Expired()) return;
     const double before = ctx.budget.Elapsed();
-    if (!RunBeam(ctx, width)) break;
+    // A beam that cannot finish in 40% of what is left gives way to LNS and annealing.
+    if (!RunBeam(ctx, width, ctx.budget.has_deadline() ? 0.4 * ctx.budget.Remaining()
+                                                       : std::numeric_limits<double>::infinity())) {
+      break;
+    }
     const double took = ctx.budget.Elapsed() - before;
     // A wider beam that found nothing better is unlikely to help further.
     const double found = ctx.incumbent.BestTotal();

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <mutex>
@@ -102,15 +103,21 @@ struct SearchContext {
   SearchObserver* observer;
   Journal* journal = nullptr;  // may be null
 
-  void Note(std::string line) const {
-    if (journal) journal->Note(std::move(line));
+  // Adds a report line, stamped with the run's elapsed time.
+  void Note(const std::string& line) const {
+    if (!journal) return;
+    char stamp[32];
+    std::snprintf(stamp, sizeof(stamp), "[%7.2fs] ", budget.Elapsed());
+    journal->Note(stamp + line);
   }
 };
 
 // Strategies (each improves the incumbent within the budget).
 void RunGreedy(SearchContext& ctx);
-// Beam search of width `width`; returns false when it found no complete schedule.
-bool RunBeam(SearchContext& ctx, int width);
+// Beam search of width `width`; returns false when it found no complete schedule (also when
+// `max_seconds` ran out first).
+bool RunBeam(SearchContext& ctx, int width,
+             double max_seconds = std::numeric_limits<double>::infinity());
 // Re-optimizes stages [first, last) of `draft` with a beam of `width` over the window's ops
 // (large-neighbourhood search); returns the whole re-costed draft, or nullopt.
 std::optional<Draft> ReoptimizeWindow(SearchContext& ctx, const Draft& draft, size_t first,
