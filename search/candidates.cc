@@ -116,7 +116,10 @@ std::vector<int> Neighbours(const Problem& problem, int o) {
 }  // namespace
 
 CandidatePool BuildCandidates(const Problem& problem, PlanCache& plans,
-                              const SearchOptions& options) {
+                              const SearchOptions& options,
+                              const std::function<bool()>& should_stop) {
+  int64_t polls = 0;
+  auto stopped = [&] { return should_stop && (++polls & 255) == 0 && should_stop(); };
   const int n = problem.num_ops();
   std::vector<std::vector<int>> neighbours(n);
   for (int o = 0; o < n; ++o) neighbours[o] = Neighbours(problem, o);
@@ -152,6 +155,7 @@ CandidatePool BuildCandidates(const Problem& problem, PlanCache& plans,
   for (int size = 2; size <= options.max_subgraph_ops && !layer.empty(); ++size) {
     std::vector<std::vector<int>> next;
     for (const std::vector<int>& set : layer) {
+      if (stopped()) return pool;
       std::vector<int> frontier;
       for (int o : set) {
         for (int m : neighbours[o]) {

@@ -8,6 +8,7 @@
 #ifndef TILESCHED_SEARCH_CANDIDATES_H_
 #define TILESCHED_SEARCH_CANDIDATES_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,10 @@ bool IsConvex(const Problem& problem, const std::vector<int>& ops);
 
 CandidateKind Classify(const Problem& problem, const std::vector<int>& ops);
 
+// `should_stop`, when given, is polled as sets are grown; the pool built so far is returned.
 CandidatePool BuildCandidates(const Problem& problem, PlanCache& plans,
-                              const SearchOptions& options);
+                              const SearchOptions& options,
+                              const std::function<bool()>& should_stop = {});
 
 }  // namespace tilesched::search
 

@@ -6,6 +6,7 @@
 // the pair's latency. Both phases are deterministic (ties break on stage ids) and check the
 // budget as they go.
 #include <algorithm>
+#include <cstdlib>
 #include <queue>
 
 #include "op_sets.h"
@@ -48,7 +49,10 @@ class Fusion {
   }
 
   void Run() {
-    for (int id : order_) PushMergesOf(id);
+    for (int id : order_) {
+      if (ctx_.budget.Expired()) return;
+      PushMergesOf(id);
+    }
     int64_t pops = 0;
     while (!heap_.empty()) {
       if ((++pops & 63) == 0 && ctx_.budget.Expired()) return;
@@ -77,19 +81,30 @@ class Fusion {
   }
 
  private:
-  // Stages sharing a tensor with stage `id` (ids), via the ops' inputs and outputs.
+  // Stages sharing a tensor with stage `id` (ids): producers and consumers of its tensors, and
+  // of the other readers of its inputs the kMaxCoReaders nearest in topological order (a tensor
+  // read by hundreds of ops would otherwise make the pairs quadratic).
   std::vector<int> Partners(int id) const {
+    const Graph& graph = ctx_.problem.graph();
     std::vector<int> partners;
     for (int o : stages_[id].plan->ops()) {
-      auto add_readers = [&](int t) {
-        for (int c : ctx_.problem.graph().consumers(t)) partners.push_back(owner_.at(c));
-      };
       for (int t : ctx_.problem.op(o).inputs) {
         const int p = ctx_.problem.producer(t);
         if (p >= 0) partners.push_back(owner_.at(p));
-        add_readers(t);
+        std::vector<int> readers(graph.consumers(t).begin(), graph.consumers(t).end());
+        if (readers.size() > kMaxCoReaders) {
+          const int rank = graph.topo_rank(o);
+          std::partial_sort(readers.begin(), readers.begin() + kMaxCoReaders, readers.end(),
+                            [&](int a, int b) {
+                              const int da = std::abs(graph.topo_rank(a) - rank);
+                              const int db = std::abs(graph.topo_rank(b) - rank);
+                              return da != db ? da < db : a < b;
+                            });
+          readers.resize(kMaxCoReaders);
+        }
+        for (int c : readers) partners.push_back(owner_.at(c));
       }
-      add_readers(ctx_.problem.op(o).output);
+      for (int c : graph.consumers(ctx_.problem.op(o).output)) partners.push_back(owner_.at(c));
     }
     std::sort(partners.begin(), partners.end());
     partners.erase(std::unique(partners.begin(), partners.end()), partners.end());
@@ -100,6 +115,7 @@ class Fusion {
   void PushMergesOf(int id) {
     if (owner_.empty()) RebuildOwners();
     for (int other : Partners(id)) {
+      if (ctx_.budget.Expired()) return;
       const int a = std::min(id, other), b = std::max(id, other);
       const SubgraphPlan* plan = ctx_.plans.Get(Union(stages_[a].plan->ops(), stages_[b].plan->ops()));
       if (plan == nullptr) continue;
@@ -152,6 +168,7 @@ class Fusion {
   }
 
   static constexpr size_t kMaxRetry = 4096;
+  static constexpr size_t kMaxCoReaders = 16;
 
   SearchContext& ctx_;
   std::vector<Stage> stages_;  // by id; merged stages get new ids

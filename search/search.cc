@@ -68,13 +68,22 @@ double Budget::Remaining() const {
 
 namespace {
 
-// Releases `holder` without freeing it when the run was stopped (the process is exiting).
+// Stopped runs' caches, never freed: the process is exiting. Held by a static root so that
+// they stay reachable (LeakSanitizer would otherwise report them and change the exit status).
+void KeepUntilExit(std::shared_ptr<void> cache) {
+  static std::mutex* mutex = new std::mutex;
+  static auto* kept = new std::vector<std::shared_ptr<void>>;
+  std::lock_guard<std::mutex> lock(*mutex);
+  kept->push_back(std::move(cache));
+}
+
+// Hands `holder` to KeepUntilExit instead of freeing it when the run was stopped.
 template <typename T>
 struct LeakOnStop {
   std::unique_ptr<T>& holder;
   const std::atomic<bool>* stop;
   ~LeakOnStop() {
-    if (stop && stop->load()) (void)holder.release();
+    if (stop && stop->load()) KeepUntilExit(std::shared_ptr<T>(std::move(holder)));
   }
 };
 
@@ -145,7 +154,8 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   auto first = SingletonDraft(problem, plans, coster);
   if (!first.ok()) return first.status();
   incumbent.Offer(*first, "singletons");
-  auto pool_holder = std::make_unique<CandidatePool>(BuildCandidates(problem, plans, options));
+  auto pool_holder = std::make_unique<CandidatePool>(
+      BuildCandidates(problem, plans, options, [&budget] { return budget.Expired(); }));
   const LeakOnStop<CandidatePool> keep_pool{pool_holder, hooks.stop};
   const CandidatePool& pool = *pool_holder;
   Journal journal;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "tilesched/schedule.h"
 
@@ -11,15 +12,21 @@ namespace tilesched {
 
 namespace {
 
+// Work here is proportional to the subgraph, not to the whole problem: plans are built for
+// every candidate op set of graphs with thousands of ops (docs/reliability.md).
+bool IsMember(const std::vector<int>& sorted_ops, int o) {
+  return std::binary_search(sorted_ops.begin(), sorted_ops.end(), o);
+}
+
 class DemandBuilder {
  public:
-  DemandBuilder(const Problem& problem, const std::vector<char>& member)
-      : problem_(problem), member_(member) {}
+  DemandBuilder(const Problem& problem, const std::vector<int>& sorted_ops)
+      : problem_(problem), ops_(sorted_ops) {}
 
   // Demand region (rows, cols) of tensor t into `group`.
   void Demand(int t, DimKind rows, DimKind cols, DemandGroup* group) {
     const int p = problem_.producer(t);
-    if (p < 0 || !member_[p]) {
+    if (p < 0 || !IsMember(ops_, p)) {
       const SliceDemand slice{t, rows, cols};
       if (std::find(group->slices.begin(), group->slices.end(), slice) == group->slices.end()) {
         group->slices.push_back(slice);
@@ -62,7 +69,7 @@ class DemandBuilder {
 
  private:
   const Problem& problem_;
-  const std::vector<char>& member_;
+  const std::vector<int>& ops_;
   std::vector<int> roots_;
 };
 
@@ -74,18 +81,18 @@ bool Connected(const Problem& problem, const std::vector<int>& ops) {
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
     return i;
   };
-  std::vector<int> owner(problem.num_tensors(), -1);
+  // (tensor, op index) pairs; sorted, the ops touching one tensor are adjacent.
+  std::vector<std::pair<int, int>> touches;
   for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
     const Op& op = problem.op(ops[i]);
-    auto touch = [&](int t) {
-      if (owner[t] < 0) {
-        owner[t] = i;
-      } else {
-        parent[find(i)] = find(owner[t]);
-      }
-    };
-    touch(op.output);
-    for (int t : op.inputs) touch(t);
+    touches.emplace_back(op.output, i);
+    for (int t : op.inputs) touches.emplace_back(t, i);
+  }
+  std::sort(touches.begin(), touches.end());
+  for (size_t k = 1; k < touches.size(); ++k) {
+    if (touches[k].first == touches[k - 1].first) {
+      parent[find(touches[k].second)] = find(touches[k - 1].second);
+    }
   }
   const int root = find(0);
   for (int i = 1; i < static_cast<int>(ops.size()); ++i) {
@@ -94,10 +101,16 @@ bool Connected(const Problem& problem, const std::vector<int>& ops) {
   return true;
 }
 
-void NoteKinds(int tensor, DimKind rows, DimKind cols, std::vector<uint8_t>* row_kinds,
-               std::vector<uint8_t>* col_kinds) {
-  (*row_kinds)[tensor] |= static_cast<uint8_t>(1u << static_cast<int>(rows));
-  (*col_kinds)[tensor] |= static_cast<uint8_t>(1u << static_cast<int>(cols));
+// The kinds of rows and columns in which one tensor is demanded, as DimKind bits.
+struct TensorKinds {
+  int tensor = -1;
+  uint8_t rows = 0;
+  uint8_t cols = 0;
+};
+
+TensorKinds Kinds(int tensor, DimKind rows, DimKind cols) {
+  return {tensor, static_cast<uint8_t>(1u << static_cast<int>(rows)),
+          static_cast<uint8_t>(1u << static_cast<int>(cols))};
 }
 
 }  // namespace
@@ -127,23 +140,24 @@ Result<SubgraphPlan> SubgraphPlan::Create(const Problem& problem, std::vector<in
 
   SubgraphPlan plan;
   plan.ops_ = std::move(ops);
-  std::vector<char> member(problem.num_ops(), 0);
-  for (int o : plan.ops_) member[o] = 1;
-  std::vector<char> consumed_inside(problem.num_tensors(), 0);
+  std::vector<int> consumed_inside;
   for (int o : plan.ops_) {
-    for (int t : problem.op(o).inputs) consumed_inside[t] = 1;
+    for (int t : problem.op(o).inputs) consumed_inside.push_back(t);
   }
+  std::sort(consumed_inside.begin(), consumed_inside.end());
   for (int o : plan.ops_) {
     const int t = problem.op(o).output;
     plan.produced_.push_back(t);
-    if (!consumed_inside[t]) plan.sinks_.push_back(t);
+    if (!std::binary_search(consumed_inside.begin(), consumed_inside.end(), t)) {
+      plan.sinks_.push_back(t);
+    }
   }
   std::sort(plan.produced_.begin(), plan.produced_.end());
   std::sort(plan.sinks_.begin(), plan.sinks_.end());
   for (int o : plan.ops_) {
     for (int t : problem.op(o).inputs) {
       const int p = problem.producer(t);
-      if (p < 0 || !member[p]) plan.external_inputs_.push_back(t);
+      if (p < 0 || !IsMember(plan.ops_, p)) plan.external_inputs_.push_back(t);
     }
   }
   std::sort(plan.external_inputs_.begin(), plan.external_inputs_.end());
@@ -163,7 +177,7 @@ Result<SubgraphPlan> SubgraphPlan::Create(const Problem& problem, std::vector<in
   plan.width_ = first.width;
   plan.height_ = first.height;
 
-  DemandBuilder builder(problem, member);
+  DemandBuilder builder(problem, plan.ops_);
   for (int t : plan.sinks_) builder.Demand(t, DimKind::kTile, DimKind::kTile, &plan.last_group_);
   std::vector<int>& roots = builder.roots();
   std::sort(roots.begin(), roots.end());
@@ -177,16 +191,19 @@ Result<SubgraphPlan> SubgraphPlan::Create(const Problem& problem, std::vector<in
   // Every op lies on a path to a sink, so every op is demanded by some group.
   assert(builder.roots().size() == plan.split_roots_.size());
 
-  std::vector<uint8_t> row_kinds(problem.num_tensors(), 0), col_kinds(problem.num_tensors(), 0);
-  std::vector<ReductionPointwise> reduction(problem.num_ops());
+  std::vector<TensorKinds> kinds;
+  // Indexed like plan.ops_.
+  std::vector<ReductionPointwise> reduction(plan.ops_.size());
   auto scan = [&](const DemandGroup& group) {
-    for (const SliceDemand& s : group.slices) NoteKinds(s.tensor, s.rows, s.cols, &row_kinds, &col_kinds);
+    for (const SliceDemand& s : group.slices) kinds.push_back(Kinds(s.tensor, s.rows, s.cols));
     for (const ComputeDemand& c : group.computes) {
-      NoteKinds(problem.op(c.op).output, c.rows, c.cols, &row_kinds, &col_kinds);
+      kinds.push_back(Kinds(problem.op(c.op).output, c.rows, c.cols));
       if (problem.op(c.op).type == OpType::kPointwise) {
-        reduction[c.op].op = c.op;
-        reduction[c.op].proportional_rows |= IsProportional(c.rows);
-        reduction[c.op].proportional_cols |= IsProportional(c.cols);
+        const auto at = std::lower_bound(plan.ops_.begin(), plan.ops_.end(), c.op);
+        ReductionPointwise& r = reduction[static_cast<size_t>(at - plan.ops_.begin())];
+        r.op = c.op;
+        r.proportional_rows |= IsProportional(c.rows);
+        r.proportional_cols |= IsProportional(c.cols);
       }
     }
   };
@@ -194,14 +211,21 @@ Result<SubgraphPlan> SubgraphPlan::Create(const Problem& problem, std::vector<in
   for (const DemandGroup& group : plan.root_groups_) scan(group);
   constexpr uint8_t kTileBit = 1u << static_cast<int>(DimKind::kTile);
   constexpr uint8_t kSliceBit = 1u << static_cast<int>(DimKind::kSlice);
-  for (int t = 0; t < problem.num_tensors(); ++t) {
-    plan.mixed_rows_ |= (row_kinds[t] & kTileBit) && (row_kinds[t] & kSliceBit);
-    plan.mixed_cols_ |= (col_kinds[t] & kTileBit) && (col_kinds[t] & kSliceBit);
-  }
-  for (int o : plan.ops_) {
-    if (reduction[o].proportional_rows || reduction[o].proportional_cols) {
-      plan.reduction_pointwise_.push_back(reduction[o]);
+  std::sort(kinds.begin(), kinds.end(),
+            [](const TensorKinds& a, const TensorKinds& b) { return a.tensor < b.tensor; });
+  for (size_t k = 0; k < kinds.size();) {
+    // OR together the kinds of one tensor.
+    uint8_t rows = 0, cols = 0;
+    const int t = kinds[k].tensor;
+    for (; k < kinds.size() && kinds[k].tensor == t; ++k) {
+      rows |= kinds[k].rows;
+      cols |= kinds[k].cols;
     }
+    plan.mixed_rows_ |= (rows & kTileBit) && (rows & kSliceBit);
+    plan.mixed_cols_ |= (cols & kTileBit) && (cols & kSliceBit);
+  }
+  for (const ReductionPointwise& r : reduction) {
+    if (r.proportional_rows || r.proportional_cols) plan.reduction_pointwise_.push_back(r);
   }
   return plan;
 }

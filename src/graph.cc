@@ -1,5 +1,13 @@
 // Graph: Boost.Graph adjacency_list of ops; cycle detection by DFS back edges, topological
-// order by Kahn's algorithm with the smallest ready op id first (deterministic).
+// order by Kahn's algorithm with the smallest ready op id first (deterministic). DOT export with
+// Boost.Graph's write_graphviz, clusters through a boost::subgraph.
+
+// GCC 12 reports -Wmaybe-uninitialized inside Boost's edge iterator (its boost::optional
+// member) and the std::vector code it inlines once write_graphviz's subgraph overload is
+// instantiated; the iterator is always set before use. The warning is silenced for the headers
+// only (GCC attributes it to their lines), not for this file's own code.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include "tilesched/graph.h"
 
 #include <algorithm>
@@ -10,6 +18,8 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/depth_first_search.hpp>
 #include <boost/graph/graphviz.hpp>
+#include <boost/graph/subgraph.hpp>
+#pragma GCC diagnostic pop
 
 namespace tilesched {
 
@@ -136,6 +146,59 @@ std::string Graph::ToDot(const std::vector<std::string>& labels,
       },
       boost::default_writer(),
       [](std::ostream& os) { os << "rankdir=TB;\nnode [shape=box, style=\"rounded,filled\"];\n"; });
+  return out.str();
+}
+
+namespace {
+
+// The property bundle boost's subgraph overload of write_graphviz reads: attribute maps on
+// vertices, edges and (per subgraph) the graph, plus the subgraph's name.
+using ClusterDag = boost::subgraph<boost::adjacency_list<
+    boost::vecS, boost::vecS, boost::directedS,
+    boost::property<boost::vertex_attribute_t, DotAttributes>,
+    boost::property<boost::edge_index_t, int,
+                    boost::property<boost::edge_attribute_t, DotAttributes>>,
+    boost::property<boost::graph_name_t, std::string,
+                    boost::property<boost::graph_graph_attribute_t, DotAttributes,
+                                    boost::property<boost::graph_vertex_attribute_t, DotAttributes,
+                                                    boost::property<boost::graph_edge_attribute_t,
+                                                                    DotAttributes>>>>>>;
+
+}  // namespace
+
+std::string Graph::ToClusteredDot(const DotLayout& layout) const {
+  const int ops = num_ops();
+  assert(static_cast<int>(layout.vertices.size()) == ops);
+  assert(static_cast<int>(layout.cluster_of.size()) == ops);
+  int notes = 0;
+  for (const DotCluster& c : layout.clusters) notes += c.note.empty() ? 0 : 1;
+
+  ClusterDag root(static_cast<size_t>(ops + notes));
+  boost::get_property(root, boost::graph_name) = "G";
+  boost::get_property(root, boost::graph_graph_attribute) = layout.graph;
+  boost::get_property(root, boost::graph_vertex_attribute) = layout.node;
+  boost::get_property(root, boost::graph_edge_attribute) = layout.edge;
+  for (int o = 0; o < ops; ++o) boost::put(boost::vertex_attribute, root, o, layout.vertices[o]);
+  for (auto [it, end] = boost::edges(impl_->dag); it != end; ++it) {
+    boost::add_edge(boost::source(*it, impl_->dag), boost::target(*it, impl_->dag), root);
+  }
+
+  int next_note = ops;
+  for (size_t c = 0; c < layout.clusters.size(); ++c) {
+    const DotCluster& cluster = layout.clusters[c];
+    ClusterDag& child = root.create_subgraph();
+    boost::get_property(child, boost::graph_name) = cluster.name;
+    boost::get_property(child, boost::graph_graph_attribute) = cluster.attributes;
+    for (int o = 0; o < ops; ++o) {
+      if (layout.cluster_of[o] == static_cast<int>(c)) boost::add_vertex(o, child);
+    }
+    if (!cluster.note.empty()) {
+      boost::put(boost::vertex_attribute, root, next_note, cluster.note);
+      boost::add_vertex(next_note++, child);
+    }
+  }
+  std::ostringstream out;
+  boost::write_graphviz(out, root);
   return out.str();
 }
 

@@ -2,6 +2,7 @@
 #include "tilesched/problem.h"
 
 #include <cmath>
+#include <sstream>
 
 #include "tilesched/graph.h"
 
@@ -15,6 +16,24 @@ std::string ShapeString(const Tensor& tensor) {
   return std::to_string(tensor.height) + "x" + std::to_string(tensor.width) + " (rows x cols)";
 }
 
+namespace {
+
+// Finite values whose latencies would overflow a double are refused (found by fuzzing: a
+// base_cost of 1e308 made costs and lower bounds infinite, and infinite latencies are written
+// to JSON as null). With the parser's 2^24 dimension limit a schedule has at most 2^72 steps,
+// each computing at most (2^24)^2 native tiles' worth per op and moving a few 2^48-element
+// tensors, so with these bounds a latency stays below about 1e60, far from the double's 1e308.
+constexpr double kMaxBaseCost = 1e18;
+constexpr double kMinBandwidth = 1e-9;
+
+std::string Number(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+}  // namespace
+
 Status ValidateHardware(const Hardware& hw) {
   if (hw.fast_memory_capacity <= 0) {
     return Status::Error("fast_memory_capacity must be positive, got " +
@@ -22,6 +41,10 @@ Status ValidateHardware(const Hardware& hw) {
   }
   if (!std::isfinite(hw.slow_memory_bandwidth) || hw.slow_memory_bandwidth <= 0) {
     return Status::Error("slow_memory_bandwidth must be a positive number");
+  }
+  if (hw.slow_memory_bandwidth < kMinBandwidth) {
+    return Status::Error("slow_memory_bandwidth " + Number(hw.slow_memory_bandwidth) +
+                         " is below the limit " + Number(kMinBandwidth));
   }
   if (hw.native_w <= 0 || hw.native_h <= 0) {
     return Status::Error("native_granularity must be two positive integers, got [" +
@@ -47,6 +70,10 @@ Status ValidateOp(int o, const Op& op, const std::vector<Tensor>& tensors) {
   }
   if (!std::isfinite(op.base_cost) || op.base_cost < 0) {
     return Status::Error(name + ": base_cost must be a non-negative number");
+  }
+  if (op.base_cost > kMaxBaseCost) {
+    return Status::Error(name + ": base_cost " + Number(op.base_cost) + " is above the limit " +
+                         Number(kMaxBaseCost));
   }
   const Tensor& out = tensors[op.output];
   if (op.type == OpType::kMatMul) {

@@ -6,6 +6,7 @@
 #ifndef TILESCHED_GRAPH_H_
 #define TILESCHED_GRAPH_H_
 
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -15,6 +16,29 @@
 #include "tilesched/status.h"
 
 namespace tilesched {
+
+// Attributes (key -> value) of one Graphviz element; values are quoted as DOT needs.
+using DotAttributes = std::map<std::string, std::string>;
+
+// One cluster of Graph::ToClusteredDot. Graphviz outlines a subgraph only when its name starts
+// with "cluster".
+struct DotCluster {
+  std::string name;
+  DotAttributes attributes;
+  // When not empty, an extra node drawn inside the cluster (a note about it); it also keeps a
+  // cluster whose ops all sit in other clusters from vanishing.
+  DotAttributes note;
+};
+
+// How Graph::ToClusteredDot draws the DAG.
+struct DotLayout {
+  DotAttributes graph;  // graph-wide attributes (rankdir, fontname, ...)
+  DotAttributes node;   // node defaults
+  DotAttributes edge;   // edge defaults
+  std::vector<DotAttributes> vertices;  // one per op
+  std::vector<int> cluster_of;          // one per op: an index into clusters, or -1 for none
+  std::vector<DotCluster> clusters;
+};
 
 class Graph {
  public:
@@ -40,6 +64,10 @@ class Graph {
   // Graphviz DOT of the op DAG; `label(o)` names vertex o and `attributes(o)` adds attributes.
   std::string ToDot(const std::vector<std::string>& labels,
                     const std::vector<std::string>& attributes) const;
+  // Graphviz DOT of the op DAG with op vertices grouped into clusters, written by Boost.Graph's
+  // write_graphviz over a boost::subgraph (one child per cluster). Vertex o is op o; cluster c's
+  // note, if any, is vertex num_ops() + (number of notes before it).
+  std::string ToClusteredDot(const DotLayout& layout) const;
 
  private:
   struct Impl;
