@@ -2,6 +2,7 @@
 #include "coster.h"
 
 #include <atomic>
+#include <memory>
 
 #include <tbb/concurrent_hash_map.h>
 
@@ -26,7 +27,11 @@ struct MemoKeyCompare {
 }  // namespace
 
 struct ModelCoster::Memo {
-  tbb::concurrent_hash_map<MemoKey, std::optional<TileChoice>, MemoKeyCompare> map;
+  // std::allocator rather than oneTBB's scalable allocator: LeakSanitizer cannot see inside
+  // tbbmalloc's pools, so caches kept alive at a stop would be reported as leaks.
+  tbb::concurrent_hash_map<MemoKey, std::optional<TileChoice>, MemoKeyCompare,
+                           std::allocator<std::pair<const MemoKey, std::optional<TileChoice>>>>
+      map;
   std::atomic<int64_t> misses{0};
 };
 
