@@ -88,7 +88,10 @@ void SetCommonCounters(benchmark::State& state, const Fixture& fixture, const ch
   state.counters["ops"] = fixture.problem.num_ops();
 }
 
-void BM_Cost(benchmark::State& state) {
+// Loads the fixture of benchmark state.range(0) and times `call(case)` over all its subgraphs,
+// where `call = make_call(model)` returns an error message ("" when fine).
+template <typename MakeCall>
+void TimeOverCases(benchmark::State& state, const char* rate_name, MakeCall make_call) {
   std::string error;
   const auto fixture = LoadFixture(static_cast<int>(state.range(0)), &error);
   if (!fixture) {
@@ -96,62 +99,50 @@ void BM_Cost(benchmark::State& state) {
     return;
   }
   const CostModel model(fixture->problem, CostModes{});
+  auto call = make_call(model);
   int64_t calls = 0;
   for (auto _ : state) {
     for (const Case& c : fixture->cases) {
-      auto cost = model.Cost(c.plan, c.granularity, c.traversal, c.retained, c.resident);
-      if (!cost.ok()) {
-        state.SkipWithError(cost.status().message().c_str());
+      if (const std::string failure = call(c); !failure.empty()) {
+        state.SkipWithError(failure.c_str());
         return;
       }
-      benchmark::DoNotOptimize(cost->latency);
       ++calls;
     }
   }
-  SetCommonCounters(state, *fixture, "costs/s", calls);
+  SetCommonCounters(state, *fixture, rate_name, calls);
+}
+
+void BM_Cost(benchmark::State& state) {
+  TimeOverCases(state, "costs/s", [](const CostModel& model) {
+    return [&model](const Case& c) -> std::string {
+      auto cost = model.Cost(c.plan, c.granularity, c.traversal, c.retained, c.resident);
+      if (!cost.ok()) return cost.status().message();
+      benchmark::DoNotOptimize(cost->latency);
+      return "";
+    };
+  });
 }
 
 void BM_PeakWorkingSet(benchmark::State& state) {
-  std::string error;
-  const auto fixture = LoadFixture(static_cast<int>(state.range(0)), &error);
-  if (!fixture) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
-  const CostModel model(fixture->problem, CostModes{});
-  int64_t calls = 0;
-  for (auto _ : state) {
-    for (const Case& c : fixture->cases) {
-      benchmark::DoNotOptimize(
-          model.PeakWorkingSet(c.plan, c.granularity, c.retained, c.resident));
-      ++calls;
-    }
-  }
-  SetCommonCounters(state, *fixture, "checks/s", calls);
+  TimeOverCases(state, "checks/s", [](const CostModel& model) {
+    return [&model](const Case& c) -> std::string {
+      benchmark::DoNotOptimize(model.PeakWorkingSet(c.plan, c.granularity, c.retained, c.resident));
+      return "";
+    };
+  });
 }
 
 void BM_ConfiguratorBest(benchmark::State& state) {
-  std::string error;
-  const auto fixture = LoadFixture(static_cast<int>(state.range(0)), &error);
-  if (!fixture) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
-  const CostModel model(fixture->problem, CostModes{});
-  const search::Configurator configurator(model);
-  int64_t calls = 0;
-  for (auto _ : state) {
-    for (const Case& c : fixture->cases) {
-      auto choice = configurator.Best(c.plan, c.retained, c.resident);
-      if (!choice) {
-        state.SkipWithError("a subgraph of the greedy schedule has no configuration");
-        return;
-      }
+  TimeOverCases(state, "configs/s", [](const CostModel& model) {
+    auto configurator = std::make_shared<const search::Configurator>(model);
+    return [configurator](const Case& c) -> std::string {
+      auto choice = configurator->Best(c.plan, c.retained, c.resident);
+      if (!choice) return "a subgraph of the greedy schedule has no configuration";
       benchmark::DoNotOptimize(choice->latency);
-      ++calls;
-    }
-  }
-  SetCommonCounters(state, *fixture, "configs/s", calls);
+      return "";
+    };
+  });
 }
 
 // Small (1, 5), mid-sized (9, 13) and the largest (17, 21) of the 24 benchmarks.

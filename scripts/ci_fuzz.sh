@@ -35,21 +35,30 @@ for file in tests/fuzz_regressions/*-*; do
   }
 done
 
-failed=0
-summary=""
+# The three targets run at the same time (one minute of wall time for all, on 2 cores).
+declare -A pids
 for kind in problem solution evaluate; do
   target="fuzz_$kind"
   work="$build/corpus/$kind"  # libFuzzer adds new inputs to the first directory only
   artifacts="$build/artifacts/$kind/"
-  log="$build/$target.log"
   mkdir -p "$work" "$artifacts"
   seeds=(fuzz/corpus/"$kind")
   # Benchmarks are problems, and the first part of an evaluate input.
   [[ "$kind" == problem ]] && seeds+=(data/benchmarks)
   echo "== $target for ${seconds} s"
-  status=0
   "$build/fuzz/$target" "${common[@]}" -max_total_time="$seconds" -print_final_stats=1 \
-    -artifact_prefix="$artifacts" "$work" "${seeds[@]}" >"$log" 2>&1 || status=$?
+    -artifact_prefix="$artifacts" "$work" "${seeds[@]}" >"$build/$target.log" 2>&1 &
+  pids[$kind]=$!
+done
+
+failed=0
+summary=""
+for kind in problem solution evaluate; do
+  target="fuzz_$kind"
+  artifacts="$build/artifacts/$kind/"
+  log="$build/$target.log"
+  status=0
+  wait "${pids[$kind]}" || status=$?
   # A clean run ends with "Done N runs in S second(s)"; a crashed one only prints its stats.
   done_line=$(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -n 1 || true)
   if [[ -n "$done_line" ]]; then

@@ -1,25 +1,20 @@
 // `tilesched compare`: the statistics (compare_stats.h) on synthetic timelines, and the command
 // end to end as a child process (TILESCHED_BINARY) on contest benchmarks 1 and 2.
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "compare_stats.h"
+#include "test_files.h"
 
 namespace tilesched::cli {
 namespace {
@@ -125,13 +120,6 @@ std::string TempPath(const std::string& name) {
       .string();
 }
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
   std::stringstream in(text);
@@ -148,48 +136,14 @@ std::vector<std::string> Split(const std::string& line, char sep) {
   return cells;
 }
 
-struct Outcome {
-  int exit_code = -1;  // -1: killed after the time limit or by a signal
-  std::string out, err;
-};
+using Outcome = testing::ToolRun;
 
 // Runs `tilesched compare ARGS` with stdout and stderr captured; kills it after a minute.
 Outcome RunCompare(const std::vector<std::string>& args) {
-  static int calls = 0;
-  const std::string out_path = TempPath("stdout" + std::to_string(calls));
-  const std::string err_path = TempPath("stderr" + std::to_string(calls++));
   std::vector<std::string> argv = {TILESCHED_BINARY, "compare"};
   argv.insert(argv.end(), args.begin(), args.end());
-  const pid_t pid = fork();
-  if (pid == 0) {
-    FILE* out = std::fopen(out_path.c_str(), "w");
-    FILE* err = std::fopen(err_path.c_str(), "w");
-    if (!out || !err) _exit(126);
-    dup2(fileno(out), 1);
-    dup2(fileno(err), 2);
-    std::vector<char*> raw;
-    for (const std::string& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
-    raw.push_back(nullptr);
-    execv(raw[0], raw.data());
-    _exit(127);
-  }
-  Outcome outcome;
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (waitpid(pid, &status, WNOHANG) != pid) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
-  outcome.out = Slurp(out_path);
-  outcome.err = Slurp(err_path);
-  fs::remove(out_path);
-  fs::remove(err_path);
-  return outcome;
+  const testing::ScratchDir dir("tilesched_compare_run");
+  return testing::RunTool(argv, dir.path());
 }
 
 const std::vector<std::string> kStrategies = {"greedy", "beam", "lns", "anneal", "portfolio"};
@@ -221,7 +175,7 @@ std::vector<CsvRow> ParseCsv(const std::string& text) {
 TEST(CompareCommand, OneRowPerProblemAndStrategy) {
   const Outcome run = RunCompare({Benchmark(1), Benchmark(2), "--iterations", "100", "--seeds",
                                   "1,2", "--format", "csv", "--threads", "2"});
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(run.code, 0) << run.err;
   const std::vector<CsvRow> rows = ParseCsv(run.out);
   ASSERT_EQ(rows.size(), 2 * kStrategies.size());
   std::set<std::pair<std::string, std::string>> seen;
@@ -252,8 +206,8 @@ TEST(CompareCommand, IterationBudgetsGiveTheSameLatencies) {
                                          "--seeds", "1,2", "--format", "csv", "--quiet"};
   const Outcome first = RunCompare(args);
   const Outcome second = RunCompare(args);
-  ASSERT_EQ(first.exit_code, 0) << first.err;
-  ASSERT_EQ(second.exit_code, 0) << second.err;
+  ASSERT_EQ(first.code, 0) << first.err;
+  ASSERT_EQ(second.code, 0) << second.err;
   EXPECT_EQ(first.err, "");  // --quiet
   const std::vector<CsvRow> a = ParseCsv(first.out), b = ParseCsv(second.out);
   ASSERT_EQ(a.size(), b.size());
@@ -269,10 +223,10 @@ TEST(CompareCommand, TableAndMarkdownHaveOneRowPerProblemAndStrategy) {
     const Outcome run =
         RunCompare({Benchmark(1), Benchmark(2), "--iterations", "100", "--seeds", "1,2",
                     "--format", format, "--quiet", "-o", md_path});
-    ASSERT_EQ(run.exit_code, 0) << run.err;
+    ASSERT_EQ(run.code, 0) << run.err;
     EXPECT_EQ(run.out, "") << "the table goes to -o";
     int rows = 0;
-    for (const std::string& line : Lines(Slurp(md_path))) {
+    for (const std::string& line : Lines(testing::Slurp(md_path))) {
       rows += line.find("mlsys-2026-") != std::string::npos;
     }
     EXPECT_EQ(rows, 10) << format;
@@ -300,7 +254,7 @@ TEST(CompareCommand, BadInputIsOneLineAndExitTwo) {
   for (const auto& c : kCases) {
     const Outcome run = RunCompare(c.args);
     const std::string what = c.args.empty() ? "(no arguments)" : c.args.back();
-    EXPECT_EQ(run.exit_code, 2) << what;
+    EXPECT_EQ(run.code, 2) << what;
     EXPECT_EQ(run.out, "") << what;
     ASSERT_EQ(Lines(run.err).size(), 1u) << run.err;
     EXPECT_NE(run.err.find(c.mentions), std::string::npos) << run.err;
@@ -310,7 +264,7 @@ TEST(CompareCommand, BadInputIsOneLineAndExitTwo) {
 
 TEST(CompareCommand, Help) {
   const Outcome run = RunCompare({"--help"});
-  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.code, 0);
   EXPECT_NE(run.out.find("usage: tilesched compare"), std::string::npos);
   EXPECT_NE(run.out.find("--strategies"), std::string::npos);
   EXPECT_EQ(run.err, "");

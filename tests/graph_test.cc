@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "random_problem.h"
+#include "test_files.h"
 #include "test_util.h"
 #include "tilesched/graph.h"
 #include "tilesched/problem.h"
@@ -148,14 +149,7 @@ TEST(GraphEdges, SeveralOutputs) {
   EXPECT_TRUE(p.graph().predecessors(1).empty());
 }
 
-int CountOf(const std::string& text, const std::string& needle) {
-  int count = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos;
-       pos = text.find(needle, pos + needle.size())) {
-    ++count;
-  }
-  return count;
-}
+using testing::CountOf;
 
 TEST(GraphDot, OneNodePerOpOneEdgePerDependency) {
   const Problem p = DiamondWithRepeats();

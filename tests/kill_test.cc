@@ -8,8 +8,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <random>
 #include <string>
 #include <thread>
@@ -17,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "test_files.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/io.h"
 
@@ -24,40 +23,9 @@ namespace tilesched {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 std::string Benchmark(int n) {
   return std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-" + std::to_string(n) + ".json";
-}
-
-// Starts argv[0] with stderr sent to `log` (kept for the failure message).
-pid_t Spawn(const std::vector<std::string>& argv, const std::string& log = "/dev/null") {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (FILE* err = std::fopen(log.c_str(), "w")) dup2(fileno(err), 2);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-// Waits up to `limit` for the child; returns its wait status or -1 on timeout (then kills it).
-int WaitFor(pid_t pid, std::chrono::milliseconds limit, std::chrono::milliseconds* took) {
-  const auto start = Clock::now();
-  int status = 0;
-  while (Clock::now() - start < limit) {
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      *took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
-      return status;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
 }
 
 // The file must be a complete schedule the evaluator accepts, with its latencies.
@@ -79,10 +47,7 @@ std::string TempPath(const std::string& name) {
 
 // The last `max_chars` characters of a file, for failure messages.
 std::string Tail(const std::string& path, size_t max_chars = 2000) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = testing::Slurp(path);
   return text.size() > max_chars ? text.substr(text.size() - max_chars) : text;
 }
 
@@ -97,15 +62,16 @@ TEST(KillSafety, SigtermWritesTheBestAndExitsPromptly) {
     const std::string log = TempPath("term" + std::to_string(trial) + ".log");
     const bool contest = trial >= 2;
     const pid_t pid =
-        contest ? Spawn({TILESCHED_MLSYS, Benchmark(bench), out, "--time-limit", "60"}, log)
-                : Spawn({TILESCHED_BINARY, "schedule", Benchmark(bench), "-o", out, "--time-limit", "60"}, log);
+        contest ? testing::SpawnChild({TILESCHED_MLSYS, Benchmark(bench), out, "--time-limit", "60"}, "", log)
+                : testing::SpawnChild(
+                      {TILESCHED_BINARY, "schedule", Benchmark(bench), "-o", out, "--time-limit", "60"}, "", log);
     // A valid schedule must be on disk within 0.5 s; stop at a random moment after that.
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     EXPECT_TRUE(fs::exists(out)) << "no schedule on disk after 0.5 s (trial " << trial << ")";
     std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 1500)(rng)));
     ASSERT_EQ(kill(pid, SIGTERM), 0);
     std::chrono::milliseconds took{0};
-    const int status = WaitFor(pid, std::chrono::seconds(10), &took);
+    const int status = testing::WaitChild(pid, std::chrono::seconds(10), &took);
     ASSERT_NE(status, -1) << "did not exit within 10 s of SIGTERM";
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
         << "status " << status << "; stderr ends with:\n" << Tail(log);
@@ -124,7 +90,8 @@ TEST(KillSafety, SigkillLeavesNoPartialFile) {
   for (int trial = 0; trial < 6; ++trial) {
     const std::string out = TempPath("kill" + std::to_string(trial) + ".json");
     fs::remove(out);
-    const pid_t pid = Spawn({TILESCHED_BINARY, "schedule", Benchmark(17), "-o", out, "--time-limit", "60"});
+    const pid_t pid = testing::SpawnChild(
+        {TILESCHED_BINARY, "schedule", Benchmark(17), "-o", out, "--time-limit", "60"}, "", "/dev/null");
     std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 1200)(rng)));
     kill(pid, SIGKILL);
     int status = 0;

@@ -4,7 +4,6 @@
 // docs/reliability.md records the measured times and peak RSS.
 //
 // The binary runs as a child process (as in kill_test.cc); wait4() gives its peak RSS.
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "test_files.h"
 #include "test_util.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/file_util.h"
@@ -110,16 +110,7 @@ RunOutcome RunScheduler(const std::string& problem_path, const std::string& out,
                                          "--time-limit", std::to_string(kTimeLimitSeconds),
                                          "--quiet"};
   const auto start = Clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) dup2(fd, 2);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
+  const pid_t pid = testing::SpawnChild(argv, "", err_path);
   RunOutcome outcome;
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   int status = 0;
@@ -139,7 +130,7 @@ RunOutcome RunScheduler(const std::string& problem_path, const std::string& out,
   }
   outcome.seconds = elapsed();
   outcome.max_rss_kb = usage.ru_maxrss;
-  if (auto text = ReadFile(err_path); text.ok()) outcome.stderr_text = *text;
+  outcome.stderr_text = testing::Slurp(err_path);
   fs::remove(err_path);
   return outcome;
 }

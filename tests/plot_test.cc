@@ -14,6 +14,7 @@
 
 #include "plot_sweep.h"
 #include "report_tools.h"
+#include "test_files.h"
 
 namespace tilesched {
 namespace {
@@ -66,14 +67,7 @@ PlotFiles MustBuild(const std::vector<SweepPoint>& points, const PlotOptions& op
   return files.ok() ? *files : PlotFiles{};
 }
 
-int CountOf(const std::string& text, const std::string& needle) {
-  int count = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos;
-       pos = text.find(needle, pos + needle.size())) {
-    ++count;
-  }
-  return count;
-}
+using testing::CountOf;
 
 // --- CSV ----------------------------------------------------------------------------------------
 
@@ -267,33 +261,9 @@ TEST(PlotScript, RefusesWhatCannotBePlotted) {
 
 // --- gnuplot ------------------------------------------------------------------------------------
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() /
-            ("tilesched_plot_test_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() { fs::remove_all(path_); }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void Spit(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
+using testing::ScratchDir;
+using testing::Slurp;
+using testing::Spit;
 
 TEST(PlotGnuplot, RunsTheGeneratedScript) {
   const std::string gnuplot = cli::FindProgram("gnuplot");
@@ -316,21 +286,14 @@ TEST(PlotGnuplot, RunsTheGeneratedScript) {
   EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos) << "dashed lower bounds";
 }
 
-struct CommandResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-CommandResult RunPlot(const ScratchDir& dir, const std::vector<std::string>& args,
-                      const std::string& env = "") {
-  std::string command = env.empty() ? "" : "env " + env + " ";
-  command += std::string(TILESCHED_BINARY) + " plot";
-  for (const std::string& a : args) command += " '" + a + "'";
-  command += " </dev/null >'" + dir.File("out.txt") + "' 2>'" + dir.File("err.txt") + "'";
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(dir.File("out.txt")),
-          Slurp(dir.File("err.txt"))};
+// Runs `tilesched plot ARGS` with its output captured; `env` entries (NAME=value) are set for
+// the command only.
+testing::ToolRun RunPlot(const ScratchDir& dir, const std::vector<std::string>& args,
+                         const std::string& env = "") {
+  std::vector<std::string> argv = {TILESCHED_BINARY, "plot"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return testing::RunTool(argv, dir.path(), env.empty() ? std::vector<std::string>{}
+                                                      : std::vector<std::string>{env});
 }
 
 TEST(PlotCommand, WritesSvgAndPng) {
@@ -341,7 +304,7 @@ TEST(PlotCommand, WritesSvgAndPng) {
   }
   ScratchDir dir;
   Spit(dir.File("sweep.csv"), CapacitySweep());
-  const CommandResult svg = RunPlot(dir, {dir.File("sweep.csv"), "-o", dir.File("p.svg"), "--title",
+  const testing::ToolRun svg = RunPlot(dir, {dir.File("sweep.csv"), "-o", dir.File("p.svg"), "--title",
                                           "capacity sweep", "--log-x"});
   ASSERT_EQ(svg.code, 0) << svg.err;
   EXPECT_EQ(svg.out, "wrote " + dir.File("p.svg") + ": 2 line(s), 5 point(s) against capacity\n");
@@ -349,7 +312,7 @@ TEST(PlotCommand, WritesSvgAndPng) {
   EXPECT_NE(image.find("capacity sweep"), std::string::npos);
   EXPECT_NE(image.find("mlsys-2026-3"), std::string::npos);
 
-  const CommandResult png = RunPlot(dir, {dir.File("sweep.csv"), "--output", dir.File("p.png")});
+  const testing::ToolRun png = RunPlot(dir, {dir.File("sweep.csv"), "--output", dir.File("p.png")});
   ASSERT_EQ(png.code, 0) << png.err;
   EXPECT_EQ(Slurp(dir.File("p.png")).substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   EXPECT_GT(fs::file_size(dir.File("p.png")), 5000u);
@@ -390,7 +353,7 @@ TEST(PlotCommand, BadInputGetsOneLineAndNoFile) {
        "tilesched plot: --x: expected capacity, bandwidth or native, got 'seed'\n"},
   };
   for (const Case& c : cases) {
-    const CommandResult r = RunPlot(dir, c.args, c.env);
+    const testing::ToolRun r = RunPlot(dir, c.args, c.env);
     EXPECT_EQ(r.code, 2) << c.name << ": " << r.err;
     if (!c.message.empty()) {
       EXPECT_EQ(r.err, c.message) << c.name;

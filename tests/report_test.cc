@@ -24,6 +24,7 @@
 #include "report_html.h"
 #include "report_tools.h"
 #include "table.h"
+#include "test_files.h"
 #include "test_util.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/graph.h"
@@ -43,69 +44,20 @@ using testing::Sg;
 // and sets TILESCHED_REQUIRE_TOOLS=1 so that a skip cannot pass for a success.
 bool ToolsRequired() { return std::getenv("TILESCHED_REQUIRE_TOOLS") != nullptr; }
 
-int CountOf(const std::string& text, const std::string& needle) {
-  int count = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos;
-       pos = text.find(needle, pos + needle.size())) {
-    ++count;
-  }
-  return count;
-}
+using testing::CountOf;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+using testing::ScratchDir;
+using testing::Slurp;
+using testing::Spit;
+using CommandResult = testing::ToolRun;
 
-void Spit(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-// A scratch directory per test, removed afterwards.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() /
-            ("tilesched_report_test_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() { fs::remove_all(path_); }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-struct CommandResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ShellQuote(const std::string& arg) {
-  std::string quoted = "'";
-  for (char ch : arg) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return quoted + "'";
-}
-
-// Runs `argv` through the shell with stdout / stderr captured; `env` (e.g. "PATH=/x") is set
-// for the command only.
+// Runs `argv` with stdout / stderr captured; `env` (e.g. "PATH=/x") is set for the command only.
+// Chromium on a loaded machine can be slow: five minutes before it is killed.
 CommandResult RunCommand(const ScratchDir& dir, const std::vector<std::string>& argv,
                          const std::string& env = "") {
-  std::string command = env.empty() ? "" : "env " + env + " ";
-  for (const std::string& a : argv) command += ShellQuote(a) + " ";
-  const std::string out = dir.File("cmd.out"), err = dir.File("cmd.err");
-  command += "</dev/null >" + ShellQuote(out) + " 2>" + ShellQuote(err);
-  const int status = std::system(command.c_str());
-  CommandResult result;
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = Slurp(out);
-  result.err = Slurp(err);
-  return result;
+  return testing::RunTool(argv, dir.path(),
+                          env.empty() ? std::vector<std::string>{} : std::vector<std::string>{env},
+                          std::chrono::minutes(5));
 }
 
 std::string Benchmark(int n) {
@@ -368,7 +320,7 @@ TEST(ReportHtml, TimelineBarsFollowExecutionOrderAndLatency) {
 class ReportCommand : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new ScratchDirForSuite();
+    dir_ = new cli::TempDir("tilesched_report_suite");
     for (int n : kBenchmarks) {
       const std::string out = dir_->File("s" + std::to_string(n) + ".json");
       const std::string cmd = std::string(TILESCHED_BINARY) + " schedule " + Benchmark(n) +
@@ -387,27 +339,11 @@ class ReportCommand : public ::testing::Test {
     return s.ok() ? static_cast<int>(s->subgraphs.size()) : -1;
   }
 
-  // Suite-wide scratch directory (ScratchDir is per test).
-  class ScratchDirForSuite {
-   public:
-    ScratchDirForSuite()
-        : path_(fs::temp_directory_path() /
-                ("tilesched_report_suite_" + std::to_string(getpid()))) {
-      fs::remove_all(path_);
-      fs::create_directories(path_);
-    }
-    ~ScratchDirForSuite() { fs::remove_all(path_); }
-    std::string File(const std::string& name) const { return (path_ / name).string(); }
-
-   private:
-    fs::path path_;
-  };
-
   static constexpr int kBenchmarks[] = {1, 5, 9};
-  static ScratchDirForSuite* dir_;
+  static cli::TempDir* dir_;  // suite-wide (ScratchDir is per test)
 };
 
-ReportCommand::ScratchDirForSuite* ReportCommand::dir_ = nullptr;
+cli::TempDir* ReportCommand::dir_ = nullptr;
 
 // No http(s) URL in any src= or href= attribute (xlink:href included): the page must not load
 // anything.
@@ -588,7 +524,7 @@ TEST_F(ReportCommand, ChromiumShowsOneOutlineAndOneBarPerSubgraph) {
   const int subgraphs = Subgraphs(n);
 
   auto browser = [&](const std::string& profile, const std::vector<std::string>& extra) {
-    std::vector<std::string> argv = {"timeout",
+    std::vector<std::string> argv = {cli::FindProgram("timeout"),
                                      "180",
                                      chromium,
                                      "--headless",

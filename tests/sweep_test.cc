@@ -31,6 +31,7 @@
 #include "sweep_log.h"
 #include "sweep_rows.h"
 #include "sweep.h"
+#include "test_files.h"
 #include "tilesched/file_util.h"
 #include "tilesched/io.h"
 #include "tilesched/sweep_io.h"
@@ -541,10 +542,7 @@ std::string TempDir(const std::string& name) {
   return dir.string();
 }
 
-std::string Slurp(const std::string& path) {
-  auto text = ReadFile(path);
-  return text.ok() ? *text : "";
-}
+using testing::Slurp;
 
 TEST(SweepLogFile, ResumeKeepsRowsAndCutsThePartialLine) {
   const std::string dir = TempDir("log");
@@ -597,64 +595,30 @@ std::string Benchmark(int n) {
   return std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-" + std::to_string(n) + ".json";
 }
 
-// `no_leak_check`: a search stopped by a signal deliberately leaks its caches so that the
-// process exits at once (search.cc, LeakOnStop); under AddressSanitizer that would turn the
-// exit status into LeakSanitizer's, so the signal test turns leak detection off in the child.
-pid_t Start(const std::vector<std::string>& args, const std::string& out, const std::string& err,
-            bool no_leak_check = false) {
+// Starts `tilesched ARGS` with stdout and stderr redirected to files.
+pid_t Start(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
   std::vector<std::string> argv = {TILESCHED_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (no_leak_check) {
-      const char* asan = std::getenv("ASAN_OPTIONS");
-      const std::string options = std::string(asan ? asan : "") + (asan ? ":" : "") + "detect_leaks=0";
-      setenv("ASAN_OPTIONS", options.c_str(), 1);
-    }
-    FILE* o = std::fopen(out.c_str(), "w");
-    FILE* e = std::fopen(err.c_str(), "w");
-    if (!o || !e) _exit(126);
-    dup2(fileno(o), 1);
-    dup2(fileno(e), 2);
-    std::vector<char*> raw;
-    for (const std::string& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
-    raw.push_back(nullptr);
-    execv(raw[0], raw.data());
-    _exit(127);
-  }
-  return pid;
+  return testing::SpawnChild(argv, out, err);
 }
 
 // Exit code, or 128 + signal; kills the child after `limit`.
 int Finish(pid_t pid, std::chrono::seconds limit = std::chrono::seconds(60)) {
-  int status = 0;
-  const auto deadline = Clock::now() + limit;
-  while (waitpid(pid, &status, WNOHANG) != pid) {
-    if (Clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      ADD_FAILURE() << "child did not finish in time";
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const int status = testing::WaitChild(pid, limit);
+  if (status == -1) {
+    ADD_FAILURE() << "child did not finish in time";
+    return -1;
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-struct Outcome {
-  int code = 0;
-  std::string out, err;
-};
+using Outcome = testing::ToolRun;
 
+// Runs `tilesched ARGS` to completion with its output captured in files under `dir`.
 Outcome RunTool(const std::string& dir, const std::vector<std::string>& args) {
-  static int calls = 0;
-  const std::string out = dir + "/stdout" + std::to_string(calls);
-  const std::string err = dir + "/stderr" + std::to_string(calls++);
-  Outcome outcome;
-  outcome.code = Finish(Start(args, out, err));
-  outcome.out = Slurp(out);
-  outcome.err = Slurp(err);
-  return outcome;
+  std::vector<std::string> argv = {TILESCHED_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return testing::RunTool(argv, dir);
 }
 
 std::vector<SweepRow> ReadRows(const std::string& path) {
@@ -883,7 +847,7 @@ TEST(SweepEndToEnd, SigkillKeepsCompleteRowsAndResumeFinishes) {
 TEST(SweepEndToEnd, SigtermStopsAfterWritingFinishedRows) {
   const std::string dir = TempDir("term");
   const std::string output = dir + "/sweep.jsonl";
-  const pid_t pid = Start(SlowSweep(output), dir + "/out", dir + "/err", /*no_leak_check=*/true);
+  const pid_t pid = Start(SlowSweep(output), dir + "/out", dir + "/err");
   // JSON Lines has no header line, so "1 row after the header" means two rows here.
   ASSERT_TRUE(WaitForRows(output, 1, std::chrono::seconds(30)));
   const auto signalled = Clock::now();
