@@ -23,6 +23,19 @@ namespace tilesched::cli {
 
 namespace {
 
+// How the table is made and checked, appended to every generated docs/results.md.
+constexpr const char* kResultsFooter =
+    "\n## How this table is made\n\n"
+    "- Regenerate: `./build/src/cli/tilesched results` (about 15 minutes: every benchmark at its "
+    "contest budget, one after the other; `--only 1,2,3` for a subset, `--budget-scale X` to "
+    "scale the budgets).\n"
+    "- Targets, field best and Vinci's scores: `data/targets.csv` (from the scheduler issue).\n"
+    "- Golden test (CI): `tilesched results --iterations 5000 --check tests/golden/results.csv` "
+    "fails when any benchmark gets worse than the golden latency. After an improvement, refresh "
+    "it with `./build/src/cli/tilesched results --iterations 5000 --write-golden "
+    "tests/golden/results.csv`.\n"
+    "- Targets that the cost model does not allow, and how the search works: `docs/search.md`.\n";
+
 struct Target {
   int bench = 0;
   int ops = 0;
@@ -201,7 +214,8 @@ int RunResults(int argc, char** argv, int first) {
        << FormatNumber(r.seconds, 1) << " | " << r.found_by << " |\n";
   }
   md << "\nAt or below target: " << met << " of " << rows.size() << "; within 1.05 x target: "
-     << within << " of " << rows.size() << ".\n";
+     << within << " of " << rows.size() << ".\n"
+     << kResultsFooter;
   const std::string output = args.Get("output", args.Has("check") || args.Has("write-golden") ? "" : "docs/results.md");
   if (!output.empty()) {
     if (Status s = WriteFileAtomic(output, md.str()); !s.ok()) return Fail("results", s.message(), kExitUsage);
