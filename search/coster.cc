@@ -2,9 +2,6 @@
 #include "coster.h"
 
 #include <atomic>
-#include <memory>
-
-#include <tbb/concurrent_hash_map.h>
 
 #include "hashing.h"
 
@@ -27,11 +24,7 @@ struct MemoKeyCompare {
 }  // namespace
 
 struct ModelCoster::Memo {
-  // std::allocator rather than oneTBB's scalable allocator: LeakSanitizer cannot see inside
-  // tbbmalloc's pools, so caches kept alive at a stop would be reported as leaks.
-  tbb::concurrent_hash_map<MemoKey, std::optional<TileChoice>, MemoKeyCompare,
-                           std::allocator<std::pair<const MemoKey, std::optional<TileChoice>>>>
-      map;
+  ConcurrentCache<MemoKey, std::optional<TileChoice>, MemoKeyCompare> map;
   std::atomic<int64_t> misses{0};
 };
 

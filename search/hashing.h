@@ -1,10 +1,14 @@
-// Hashes of id lists used as cache keys in the search.
+// Hashes of id lists used as cache keys in the search, and the concurrent map the caches use.
 #ifndef TILESCHED_SEARCH_HASHING_H_
 #define TILESCHED_SEARCH_HASHING_H_
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <utility>
 #include <vector>
+
+#include <tbb/concurrent_hash_map.h>
 
 namespace tilesched::search {
 
@@ -22,6 +26,13 @@ inline uint64_t HashIds(std::span<const int> ids, uint64_t seed = 0x243f6a8885a3
 struct IdsHash {
   size_t operator()(const std::vector<int>& ids) const { return HashIds(ids); }
 };
+
+// The search's concurrent caches. Nodes come from std::allocator, not oneTBB's scalable
+// allocator: a stopped run keeps its caches alive until exit (freeing them would delay it), and
+// LeakSanitizer cannot see inside tbbmalloc's pools, so it would report them as leaks.
+template <typename Key, typename Value, typename Compare>
+using ConcurrentCache =
+    tbb::concurrent_hash_map<Key, Value, Compare, std::allocator<std::pair<const Key, Value>>>;
 
 }  // namespace tilesched::search
 

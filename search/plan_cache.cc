@@ -1,10 +1,6 @@
 // Concurrent plan cache on oneTBB's concurrent_hash_map.
 #include "plan_cache.h"
 
-#include <memory>
-
-#include <tbb/concurrent_hash_map.h>
-
 #include "hashing.h"
 
 namespace tilesched::search {
@@ -20,10 +16,7 @@ struct KeyCompare {
 
 struct PlanCache::Impl {
   // nullptr entries remember op sets that are not valid subgraphs.
-  // std::allocator: see the memo in coster.cc (LeakSanitizer must be able to follow the nodes).
-  tbb::concurrent_hash_map<std::vector<int>, std::shared_ptr<const SubgraphPlan>, KeyCompare,
-                           std::allocator<std::pair<const std::vector<int>, std::shared_ptr<const SubgraphPlan>>>>
-      map;
+  ConcurrentCache<std::vector<int>, std::shared_ptr<const SubgraphPlan>, KeyCompare> map;
 };
 
 PlanCache::PlanCache(const Problem& problem) : problem_(problem), impl_(std::make_unique<Impl>()) {}

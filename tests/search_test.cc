@@ -15,6 +15,7 @@
 #include "moves.h"
 #include "random_problem.h"
 #include "search.h"
+#include "spec_problems.h"
 #include "test_util.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/graph.h"
@@ -137,16 +138,8 @@ TEST(Candidates, ConvexityRejectsAPathThatLeavesAndReturns) {
 
 // --- Configuration search: the SPEC section 8 optima ------------------------------------
 
-Problem SpecChain(int64_t capacity) {
-  ProblemBuilder b(capacity, 10);
-  const int t0 = b.Tensor(128, 128), t1 = b.Tensor(128, 128), t2 = b.Tensor(128, 128);
-  b.Pointwise({t0}, t1, 1000);
-  b.Pointwise({t1}, t2, 100);
-  return b.Build();
-}
-
 TEST(Configurator, FusedChainBeatsSplitAsIn1B) {
-  const Problem problem = SpecChain(35000);
+  const Problem problem = testing::spec::Chain2(35000);
   const CostModel model(problem, {});
   const search::Configurator configurator(model);
   auto fused = configurator.Best(*SubgraphPlan::Create(problem, {0, 1}), {}, {});
@@ -159,10 +152,7 @@ TEST(Configurator, FusedChainBeatsSplitAsIn1B) {
 }
 
 TEST(Configurator, FindsTheSnakeOrderOf4B) {
-  ProblemBuilder b(25000, 10);
-  const int t0 = b.Tensor(128, 128), t1 = b.Tensor(128, 128), t2 = b.Tensor(128, 128);
-  b.MatMul(t0, t1, t2, 1500);
-  const Problem problem = b.Build();
+  const Problem problem = testing::spec::SingleMatMul();
   const CostModel model(problem, {});
   const search::Configurator configurator(model);
   const auto plan = SubgraphPlan::Create(problem, {0});
@@ -223,12 +213,7 @@ TEST(Traversal, TheBetterSnakeDominatesTheOtherOrders) {
 }
 
 TEST(Configurator, SplitsKToFitAsIn5B) {
-  ProblemBuilder b(45000, 10);
-  const int t0 = b.Tensor(128, 128), t1 = b.Tensor(128, 128), t2 = b.Tensor(128, 128),
-            t3 = b.Tensor(128, 128), t4 = b.Tensor(128, 128);
-  b.MatMul(t0, t1, t3, 2000);
-  b.MatMul(t3, t2, t4, 2000);
-  const Problem problem = b.Build();
+  const Problem problem = testing::spec::MatMulChain();
   const CostModel model(problem, {});
   const search::Configurator configurator(model);
   auto best = configurator.Best(*SubgraphPlan::Create(problem, {0, 1}), {}, {});
@@ -256,13 +241,7 @@ TEST(Configurator, BalancedSizesCoverTileCountsThenHalve) {
 // --- Whole-schedule search on the SPEC examples (real cost model) -------------------------
 
 TEST(Search, FindsRetentionAndSplitAsIn3C) {
-  ProblemBuilder b(50000, 10);
-  const int t0 = b.Tensor(128, 128), t1 = b.Tensor(128, 128), t2 = b.Tensor(128, 128),
-            t3 = b.Tensor(128, 128);
-  b.Pointwise({t0}, t1, 1500);
-  b.Pointwise({t1}, t2, 1500);
-  b.Pointwise({t1, t2}, t3, 1500);
-  const Problem problem = b.Build();
+  const Problem problem = testing::spec::Diamond();
   search::SearchOptions options;
   options.iterations = 200;
   options.threads = 1;
