@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "build_kind.h"
 #include "test_files.h"
 #include "test_util.h"
 #include "tilesched/evaluate.h"
@@ -31,23 +32,10 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using testing::ProblemBuilder;
 
-// Sanitizers slow the binary down several times; the limits scale with them.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr double kSlowdown = 4;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr double kSlowdown = 4;
-#else
-constexpr double kSlowdown = 1;
-#endif
-#else
-constexpr double kSlowdown = 1;
-#endif
-
 // Time limit given to the scheduler, and how much later it may exit: the phases before the
 // first budget check (parsing, candidate enumeration) and the final write.
 constexpr int kTimeLimitSeconds = 5;
-constexpr double kGraceSeconds = 5 * kSlowdown;
+constexpr double kGraceSeconds = 5 * testing::kSlowdown;
 // Peak RSS allowed: far above what the contest benchmarks need (docs/reliability.md), far
 // below a small machine's memory.
 constexpr int64_t kMaxRssKb = int64_t{3} << 20;  // 3 GiB
