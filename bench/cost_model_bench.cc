@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "configure.h"
-#include "search.h"
 #include "tilesched/cost_model.h"
 #include "tilesched/demand.h"
 #include "tilesched/io.h"
+#include "tilesched/search.h"
 
 namespace tilesched {
 namespace {

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "search.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/io.h"
+#include "tilesched/search.h"
 
 namespace tilesched {
 namespace {

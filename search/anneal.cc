@@ -7,7 +7,7 @@
 #include <tbb/parallel_for.h>
 
 #include "moves.h"
-#include "search.h"
+#include "context.h"
 
 namespace tilesched::search {
 

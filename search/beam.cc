@@ -22,7 +22,7 @@
 #include <tbb/parallel_for.h>
 
 #include "bitset.h"
-#include "search.h"
+#include "context.h"
 #include "tilesched/graph.h"
 #include "tilesched/lower_bound.h"
 

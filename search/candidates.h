@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "options.h"
 #include "plan_cache.h"
 #include "tilesched/problem.h"
+#include "tilesched/search.h"
 
 namespace tilesched::search {
 

@@ -17,6 +17,7 @@
 
 #include "tilesched/cost_model.h"
 #include "tilesched/demand.h"
+#include "tilesched/search.h"
 #include "traversal.h"
 
 namespace tilesched::search {
@@ -26,15 +27,6 @@ struct TileChoice {
   TraversalKind traversal = TraversalKind::kRaster;
   double latency = 0;
   int64_t peak_working_set = 0;
-};
-
-struct ConfigureOptions {
-  int max_sizes = 10;  // tile sizes tried per spatial dimension
-  int max_ks = 8;      // split-k factors tried
-  // Also cost the next smaller width below the largest that fits (rarely better; measured).
-  bool try_smaller_width = true;
-  // Also try raster, column-major and blocked orders (dominated by the snakes; see traversal.h).
-  bool all_orders = false;
 };
 
 struct ConfigureStats {

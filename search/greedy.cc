@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <queue>
 
+#include "context.h"
 #include "op_sets.h"
-#include "search.h"
 #include "tilesched/graph.h"
 
 namespace tilesched::search {

@@ -4,7 +4,7 @@
 // run is deterministic.
 #include <random>
 
-#include "search.h"
+#include "context.h"
 
 namespace tilesched::search {
 

@@ -1,5 +1,5 @@
 // Strict config-key handling for SearchOptions.
-#include "options.h"
+#include "tilesched/search.h"
 
 #include <charconv>
 #include <cmath>
@@ -8,11 +8,6 @@
 #include <map>
 
 namespace tilesched::search {
-
-const std::vector<std::string>& StrategyNames() {
-  static const std::vector<std::string> names = {"greedy", "beam", "lns", "anneal", "portfolio"};
-  return names;
-}
 
 namespace {
 

@@ -1,5 +1,5 @@
 // RunSearch: budget, incumbent, strategy dispatch and the portfolio.
-#include "search.h"
+#include "context.h"
 
 #include <cmath>
 #include <limits>
@@ -120,13 +120,51 @@ void RunPortfolio(SearchContext& ctx) {
   RunAnneal(ctx, 0);
 }
 
+// The strategies by name: the one list RunSearch dispatches on and StrategyNames() reports.
+struct Strategy {
+  const char* name;
+  void (*run)(SearchContext& ctx);
+  bool ends_by_itself;  // finishes without a time limit or work budget
+};
+
+const Strategy kStrategies[] = {
+    {"greedy", [](SearchContext& ctx) { RunGreedy(ctx); }, /*ends_by_itself=*/true},
+    {"beam", [](SearchContext& ctx) { RunBeam(ctx, ctx.options.beam_width); }, true},
+    {"lns", [](SearchContext& ctx) { RunLns(ctx, ctx.options.iterations); }, false},
+    {"anneal", [](SearchContext& ctx) { RunAnneal(ctx, ctx.options.iterations); }, false},
+    {"portfolio", RunPortfolio, false},
+};
+
+const Strategy* FindStrategy(const std::string& name) {
+  for (const Strategy& s : kStrategies) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+const std::vector<std::string>& StrategyNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> list;
+    for (const Strategy& s : kStrategies) list.emplace_back(s.name);
+    return list;
+  }();
+  return names;
+}
+
+std::string StrategyList() {
+  std::string list;
+  for (const std::string& name : StrategyNames()) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
 
 Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& options,
                                const SearchHooks& hooks) {
   SearchObserver* observer = hooks.observer;
-  if (options.time_limit <= 0 && options.iterations <= 0 && options.strategy != "greedy" &&
-      options.strategy != "beam") {
+  const Strategy* strategy = FindStrategy(options.strategy);
+  if (!strategy) return Status::Error("unknown strategy '" + options.strategy + "'");
+  if (options.time_limit <= 0 && options.iterations <= 0 && !strategy->ends_by_itself) {
     return Status::Error("set a time limit or an iteration budget");
   }
   std::optional<tbb::global_control> threads;
@@ -163,19 +201,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   ctx.Note("candidates: " + std::to_string(pool.candidates.size()) + " subgraphs; singletons " +
            std::to_string(first->total));
 
-  if (options.strategy == "greedy") {
-    RunGreedy(ctx);
-  } else if (options.strategy == "beam") {
-    RunBeam(ctx, options.beam_width);
-  } else if (options.strategy == "lns") {
-    RunLns(ctx, options.iterations);
-  } else if (options.strategy == "anneal") {
-    RunAnneal(ctx, options.iterations);
-  } else if (options.strategy == "portfolio") {
-    RunPortfolio(ctx);
-  } else {
-    return Status::Error("unknown strategy '" + options.strategy + "'");
-  }
+  strategy->run(ctx);
   auto best = incumbent.Best();
   SearchResult result;
   result.schedule = ToSchedule(*best);

@@ -16,7 +16,7 @@
 #include "compare_stats.h"
 #include "test_files.h"
 
-namespace tilesched::cli {
+namespace tilesched::experiment {
 namespace {
 
 namespace fs = std::filesystem;
@@ -271,4 +271,4 @@ TEST(CompareCommand, Help) {
 }
 
 }  // namespace
-}  // namespace tilesched::cli
+}  // namespace tilesched::experiment

@@ -20,11 +20,11 @@ namespace tilesched {
 namespace {
 
 namespace fs = std::filesystem;
-using cli::BuildPlot;
-using cli::ParseSweepCsv;
-using cli::PlotFiles;
-using cli::PlotOptions;
-using cli::SweepPoint;
+using report::BuildPlot;
+using report::ParseSweepCsv;
+using report::PlotFiles;
+using report::PlotOptions;
+using report::SweepPoint;
 
 // A missing tool skips its test, except under scripts/ci_report.sh, which installs the tools
 // and sets TILESCHED_REQUIRE_TOOLS=1 so that a skip cannot pass for a success.
@@ -266,7 +266,7 @@ using testing::Slurp;
 using testing::Spit;
 
 TEST(PlotGnuplot, RunsTheGeneratedScript) {
-  const std::string gnuplot = cli::FindProgram("gnuplot");
+  const std::string gnuplot = report::FindProgram("gnuplot");
   if (gnuplot.empty()) {
     const char* why = "gnuplot is not installed (scripts/ci_report.sh installs it)";
     if (ToolsRequired()) FAIL() << why;
@@ -276,7 +276,7 @@ TEST(PlotGnuplot, RunsTheGeneratedScript) {
   const PlotFiles files = MustBuild(MustParse(CapacitySweep()), {});
   for (const auto& [name, contents] : files.data) Spit(dir.File(name), contents);
   Spit(dir.File("plot.gp"), files.script);
-  const Status run = cli::RunProgram(dir.path(), {gnuplot, "plot.gp"}, /*timeout_seconds=*/60);
+  const Status run = report::RunProgram(dir.path(), {gnuplot, "plot.gp"}, /*timeout_seconds=*/60);
   ASSERT_TRUE(run.ok()) << run.message();
   const std::string svg = Slurp(dir.File("plot.svg"));
   EXPECT_NE(svg.find("<svg"), std::string::npos);
@@ -297,7 +297,7 @@ testing::ToolRun RunPlot(const ScratchDir& dir, const std::vector<std::string>& 
 }
 
 TEST(PlotCommand, WritesSvgAndPng) {
-  if (cli::FindProgram("gnuplot").empty()) {
+  if (report::FindProgram("gnuplot").empty()) {
     const char* why = "gnuplot is not installed (scripts/ci_report.sh installs it)";
     if (ToolsRequired()) FAIL() << why;
     GTEST_SKIP() << why;

@@ -17,13 +17,13 @@
 #include "draft.h"
 #include "plan_cache.h"
 #include "random_problem.h"
-#include "search.h"
 #include "tilesched/cost_model.h"
 #include "tilesched/demand.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/graph.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
+#include "tilesched/search.h"
 
 namespace tilesched {
 namespace {

@@ -23,13 +23,13 @@
 #include "report_dot.h"
 #include "report_html.h"
 #include "report_tools.h"
-#include "table.h"
 #include "test_files.h"
 #include "test_util.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/graph.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
+#include "tilesched/table.h"
 
 namespace tilesched {
 namespace {
@@ -150,7 +150,7 @@ Evaluation MustEvaluate(const Problem& p, const Schedule& s) {
 TEST(ReportDot, ProblemAloneHasOneNodePerOpEveryEdgeAndNoCluster) {
   auto problem = LoadProblem(Benchmark(5));
   ASSERT_TRUE(problem.ok()) << problem.status().message();
-  const std::string dot = cli::ProblemDot(*problem);
+  const std::string dot = report::ProblemDot(*problem);
   std::vector<int> ops = OpVertices(dot);
   std::sort(ops.begin(), ops.end());
   ASSERT_EQ(static_cast<int>(ops.size()), problem->num_ops()) << dot;
@@ -163,7 +163,7 @@ TEST(ReportDot, ProblemAloneHasOneNodePerOpEveryEdgeAndNoCluster) {
 TEST(ReportDot, OneClusterPerSubgraphEachOpInItsFirstSubgraph) {
   const Problem p = Fork();
   const Schedule s = ForkWithRecompute();
-  const std::string dot = cli::ScheduleDot(p, s, MustEvaluate(p, s));
+  const std::string dot = report::ScheduleDot(p, s, MustEvaluate(p, s));
   for (int sg = 0; sg < 3; ++sg) {
     EXPECT_EQ(CountOf(dot, "subgraph cluster_sg" + std::to_string(sg) + " {"), 1) << dot;
   }
@@ -187,13 +187,13 @@ TEST(ReportDot, OneClusterPerSubgraphEachOpInItsFirstSubgraph) {
   // Cluster labels carry the subgraph's tile and latency.
   const Evaluation ev = MustEvaluate(p, s);
   EXPECT_NE(dot.find("label=\"sg 2: tile 128x128x1, latency " +
-                     cli::FormatNumber(ev.subgraphs[2].cost.latency) + "\""),
+                     FormatNumber(ev.subgraphs[2].cost.latency) + "\""),
             std::string::npos)
       << dot;
 }
 
 TEST(ReportDot, GraphvizOutlinesEveryClusterEvenARecomputeOnlyOne) {
-  const std::string dot_program = cli::FindProgram("dot");
+  const std::string dot_program = report::FindProgram("dot");
   if (dot_program.empty()) {
     const char* why = "Graphviz 'dot' is not installed (scripts/ci_report.sh installs it)";
     if (ToolsRequired()) FAIL() << why;
@@ -201,10 +201,10 @@ TEST(ReportDot, GraphvizOutlinesEveryClusterEvenARecomputeOnlyOne) {
   }
   const Problem p = Fork();
   const Schedule s = ForkWithRecompute();
-  cli::TempDir dir("tilesched_report_test");
+  report::TempDir dir("tilesched_report_test");
   ASSERT_FALSE(dir.path().empty());
-  Spit(dir.File("g.dot"), cli::ScheduleDot(p, s, MustEvaluate(p, s)));
-  const Status run = cli::RunProgram(dir.path(), {dot_program, "-Tsvg", "g.dot", "-o", "g.svg"},
+  Spit(dir.File("g.dot"), report::ScheduleDot(p, s, MustEvaluate(p, s)));
+  const Status run = report::RunProgram(dir.path(), {dot_program, "-Tsvg", "g.dot", "-o", "g.svg"},
                                      /*timeout_seconds=*/60);
   ASSERT_TRUE(run.ok()) << run.message();
   const std::string svg = Slurp(dir.File("g.svg"));
@@ -222,7 +222,7 @@ TEST(ReportDot, BenchmarkScheduleEveryOpOnceInTheRightCluster) {
   for (int o : problem->graph().topo_order()) s.subgraphs.push_back(Sg({o}, {128, 128, 1}));
   auto ev = Evaluate(*problem, s, {});
   ASSERT_TRUE(ev.ok()) << ev.status().message();
-  const std::string dot = cli::ScheduleDot(*problem, s, *ev);
+  const std::string dot = report::ScheduleDot(*problem, s, *ev);
   const std::map<int, int> cluster_of = ClusterOfVertex(dot);
   ASSERT_EQ(static_cast<int>(cluster_of.size()), problem->num_ops()) << dot;
   for (size_t sg = 0; sg < s.subgraphs.size(); ++sg) {
@@ -244,7 +244,7 @@ TEST(ReportHtml, EscapesMarkup) {
       {"\"quoted\" 'single'", "&quot;quoted&quot; &#39;single&#39;"},
       {"", ""},
   };
-  for (const EscapeCase& c : cases) EXPECT_EQ(cli::HtmlEscape(c.in), c.out) << c.in;
+  for (const EscapeCase& c : cases) EXPECT_EQ(report::HtmlEscape(c.in), c.out) << c.in;
 }
 
 TEST(ReportHtml, InlineSvgDropsPrologAndDoctype) {
@@ -252,8 +252,8 @@ TEST(ReportHtml, InlineSvgDropsPrologAndDoctype) {
       "<?xml version=\"1.0\"?>\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
       "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n<!-- Generated -->\n"
       "<svg width=\"10pt\"><g/></svg>\n";
-  EXPECT_EQ(cli::InlineSvg(doc), "<svg width=\"10pt\"><g/></svg>");
-  EXPECT_EQ(cli::InlineSvg("no svg here"), "");
+  EXPECT_EQ(report::InlineSvg(doc), "<svg width=\"10pt\"><g/></svg>");
+  EXPECT_EQ(report::InlineSvg("no svg here"), "");
 }
 
 // Bars of the timeline in page order: (data-subgraph, margin-left %, width %).
@@ -276,16 +276,16 @@ TEST(ReportHtml, TimelineBarsFollowExecutionOrderAndLatency) {
   const Problem p = Fork();
   const Schedule s = ForkWithRecompute();
   const Evaluation ev = MustEvaluate(p, s);
-  cli::ReportInput in;
+  report::ReportInput in;
   in.problem_path = "dir/fork<1>.json";
   in.solution_path = "fork.solution.json";
   in.problem = &p;
   in.schedule = &s;
   in.evaluation = &ev;
   in.bounds = ComputeLowerBounds(p, {});
-  in.graph_dot = cli::ScheduleDot(p, s, ev);
+  in.graph_dot = report::ScheduleDot(p, s, ev);
   in.graph_note = "no dot here";
-  const std::string html = cli::ReportHtml(in);
+  const std::string html = report::ReportHtml(in);
 
   const std::vector<Bar> bars = TimelineBars(html);
   ASSERT_EQ(bars.size(), 3u) << html;
@@ -310,7 +310,7 @@ TEST(ReportHtml, TimelineBarsFollowExecutionOrderAndLatency) {
   EXPECT_NE(html.find("fillcolor=&quot;#"), std::string::npos) << "DOT quotes escaped";
   EXPECT_NE(html.find("dir/fork&lt;1&gt;.json"), std::string::npos);
   EXPECT_EQ(html.find("fork<1>"), std::string::npos) << "unescaped file name";
-  EXPECT_NE(html.find("<dd id=\"total-latency\">" + cli::FormatNumber(ev.total) + "</dd>"),
+  EXPECT_NE(html.find("<dd id=\"total-latency\">" + FormatNumber(ev.total) + "</dd>"),
             std::string::npos);
 }
 
@@ -320,7 +320,7 @@ TEST(ReportHtml, TimelineBarsFollowExecutionOrderAndLatency) {
 class ReportCommand : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new cli::TempDir("tilesched_report_suite");
+    dir_ = new report::TempDir("tilesched_report_suite");
     for (int n : kBenchmarks) {
       const std::string out = dir_->File("s" + std::to_string(n) + ".json");
       const std::string cmd = std::string(TILESCHED_BINARY) + " schedule " + Benchmark(n) +
@@ -340,10 +340,10 @@ class ReportCommand : public ::testing::Test {
   }
 
   static constexpr int kBenchmarks[] = {1, 5, 9};
-  static cli::TempDir* dir_;  // suite-wide (ScratchDir is per test)
+  static report::TempDir* dir_;  // suite-wide (ScratchDir is per test)
 };
 
-cli::TempDir* ReportCommand::dir_ = nullptr;
+report::TempDir* ReportCommand::dir_ = nullptr;
 
 // No http(s) URL in any src= or href= attribute (xlink:href included): the page must not load
 // anything.
@@ -356,7 +356,7 @@ void ExpectSelfContained(const std::string& html) {
 }
 
 TEST_F(ReportCommand, RendersOneOutlineAndOneBarPerSubgraph) {
-  if (cli::FindProgram("dot").empty()) {
+  if (report::FindProgram("dot").empty()) {
     const char* why = "Graphviz 'dot' is not installed (scripts/ci_report.sh installs it)";
     if (ToolsRequired()) FAIL() << why;
     GTEST_SKIP() << why;
@@ -503,14 +503,14 @@ TEST_F(ReportCommand, DotCommandWritesClustersToStdoutOrAFile) {
 // --- headless Chromium --------------------------------------------------------------------------
 
 TEST_F(ReportCommand, ChromiumShowsOneOutlineAndOneBarPerSubgraph) {
-  std::string chromium = cli::FindProgram("chromium");
-  if (chromium.empty()) chromium = cli::FindProgram("chromium-browser");
+  std::string chromium = report::FindProgram("chromium");
+  if (chromium.empty()) chromium = report::FindProgram("chromium-browser");
   if (chromium.empty()) {
     const char* why = "Chromium is not installed (scripts/ci_report.sh installs it)";
     if (ToolsRequired()) FAIL() << why;
     GTEST_SKIP() << why;
   }
-  if (cli::FindProgram("dot").empty()) {
+  if (report::FindProgram("dot").empty()) {
     const char* why = "Graphviz 'dot' is not installed (scripts/ci_report.sh installs it)";
     if (ToolsRequired()) FAIL() << why;
     GTEST_SKIP() << why;
@@ -524,7 +524,7 @@ TEST_F(ReportCommand, ChromiumShowsOneOutlineAndOneBarPerSubgraph) {
   const int subgraphs = Subgraphs(n);
 
   auto browser = [&](const std::string& profile, const std::vector<std::string>& extra) {
-    std::vector<std::string> argv = {cli::FindProgram("timeout"),
+    std::vector<std::string> argv = {report::FindProgram("timeout"),
                                      "180",
                                      chromium,
                                      "--headless",

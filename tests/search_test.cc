@@ -9,12 +9,12 @@
 
 #include "candidates.h"
 #include "configure.h"
+#include "context.h"
 #include "coster.h"
 #include "draft.h"
 #include "fake_coster.h"
 #include "moves.h"
 #include "random_problem.h"
-#include "search.h"
 #include "spec_problems.h"
 #include "test_util.h"
 #include "tilesched/evaluate.h"

@@ -26,20 +26,23 @@
 #include <gtest/gtest.h>
 
 #include "plot_sweep.h"
+#include "point_runner.h"
 #include "sweep_config.h"
 #include "sweep_grid.h"
 #include "sweep_log.h"
 #include "sweep_rows.h"
-#include "sweep.h"
 #include "test_files.h"
 #include "tilesched/file_util.h"
+#include "tilesched/flat_json.h"
 #include "tilesched/io.h"
-#include "tilesched/sweep_io.h"
 
-namespace tilesched::cli {
+namespace tilesched::sweep {
 namespace {
 
 namespace fs = std::filesystem;
+// The plot reader must accept what the sweep writes.
+using report::ParseSweepCsv;
+using report::SweepRequiredColumns;
 using Clock = std::chrono::steady_clock;
 
 // --- Grid axes ---------------------------------------------------------------------------
@@ -509,18 +512,18 @@ TEST(SweepIo, JsonLinesKeepNumberTextsAndRefuseStructure) {
 TEST(SweepRunner, EveryPointRunsOnceAtAnyJobCount) {
   for (int jobs : {1, 2, 8}) {
     std::vector<std::atomic<int>> calls(37);
-    search::RunPoints(37, jobs, [&](int64_t i) { calls[static_cast<size_t>(i)].fetch_add(1); });
+    sweep::RunPoints(37, jobs, [&](int64_t i) { calls[static_cast<size_t>(i)].fetch_add(1); });
     for (size_t i = 0; i < calls.size(); ++i) EXPECT_EQ(calls[i].load(), 1) << "jobs " << jobs << " point " << i;
   }
   std::atomic<int> none{0};
-  search::RunPoints(0, 2, [&](int64_t) { none.fetch_add(1); });
+  sweep::RunPoints(0, 2, [&](int64_t) { none.fetch_add(1); });
   EXPECT_EQ(none.load(), 0);
 }
 
 TEST(SweepRunner, StopEndsBeforeTheNextPoint) {
   std::atomic<bool> stop{false};
   std::atomic<int> calls{0};
-  search::RunPoints(
+  sweep::RunPoints(
       1000, 2,
       [&](int64_t) {
         if (calls.fetch_add(1) + 1 >= 5) stop.store(true);
@@ -530,7 +533,7 @@ TEST(SweepRunner, StopEndsBeforeTheNextPoint) {
   EXPECT_GE(calls.load(), 5);
   EXPECT_LE(calls.load(), 7);
   calls = 0;
-  search::RunPoints(10, 2, [&](int64_t) { calls.fetch_add(1); }, &stop);
+  sweep::RunPoints(10, 2, [&](int64_t) { calls.fetch_add(1); }, &stop);
   EXPECT_EQ(calls.load(), 0);
 }
 
@@ -926,4 +929,4 @@ TEST(SweepEndToEnd, BadInputFailsWithOneLineAndNoOutput) {
 }
 
 }  // namespace
-}  // namespace tilesched::cli
+}  // namespace tilesched::sweep

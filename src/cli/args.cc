@@ -19,10 +19,15 @@ Args::Args(std::string command, std::string usage, std::string description,
 
 Status Args::Parse(int argc, char** argv, int first) {
   for (int i = first; i < argc; ++i) {
-    const std::string arg = argv[i];
+    std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       help_ = true;
       return Status::Ok();
+    }
+    if (arg.size() == 2 && arg[0] == '-' && arg[1] != '-') {
+      for (const Option& o : options_) {
+        if (!o.alias.empty() && o.alias == arg) arg = "--" + o.name;
+      }
     }
     if (arg.size() > 2 && arg.compare(0, 2, "--") == 0) {
       std::string name = arg.substr(2), value;
@@ -32,10 +37,7 @@ Status Args::Parse(int argc, char** argv, int first) {
         name = name.substr(0, eq);
         inline_value = true;
       }
-      const Option* option = nullptr;
-      for (const Option& o : options_) {
-        if (o.name == name) option = &o;
-      }
+      const Option* option = Find(name);
       if (!option) return Status::Error("unknown option --" + name + " (see --help)");
       if (option->value_name.empty()) {
         if (inline_value) return Status::Error("option --" + name + " takes no value");
@@ -64,6 +66,24 @@ Status Args::Parse(int argc, char** argv, int first) {
   return Status::Ok();
 }
 
+const Option* Args::Find(const std::string& name) const {
+  for (const Option& o : options_) {
+    if (o.name == name) return &o;
+  }
+  return nullptr;
+}
+
+std::optional<int> ParseCommandLine(Args& args, int argc, char** argv, int first) {
+  if (Status s = args.Parse(argc, argv, first); !s.ok()) {
+    return Fail(args.command(), s.message(), kExitUsage);
+  }
+  if (args.help()) {
+    std::cout << args.HelpText();
+    return kExitOk;
+  }
+  return std::nullopt;
+}
+
 std::string Args::HelpText() const {
   std::ostringstream out;
   out << "usage: " << (command_ == "mlsys" ? "mlsys" : "tilesched " + command_) << " " << usage_
@@ -72,7 +92,7 @@ std::string Args::HelpText() const {
   if (!options_.empty()) {
     out << "\noptions:\n";
     for (const Option& o : options_) {
-      std::string head = "  --" + o.name + (o.value_name.empty() ? "" : " " + o.value_name);
+      std::string head = (o.alias.empty() ? "  " : "  " + o.alias + ", ") + "--" + o.name + (o.value_name.empty() ? "" : " " + o.value_name);
       if (head.size() < 30) head.resize(30, ' ');
       out << head << " " << o.help << "\n";
     }

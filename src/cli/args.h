@@ -1,16 +1,26 @@
 // Args: strict command-line parsing for the tilesched subcommands.
 //
-// Each subcommand declares its options (name, value placeholder, help line) and how many
-// positional arguments it takes; Parse() rejects unknown options and missing values with a
-// one-line message, and HelpText() prints the usage that `--help` shows.
+// Each subcommand declares its options (name, value placeholder, help line, optional short
+// alias such as -o) and how many positional arguments it takes; Parse() rejects unknown
+// options and missing values with a one-line message, and HelpText() prints the usage that
+// `--help` shows. ParseCommandLine() is the preamble every command shares: parse, report a
+// usage error, or print the help.
+//
+// The parser is hand-written rather than CLI11 (Debian libcli11-dev): the subcommands are a
+// table in main.cc, each command's options a list here, and the strictness the tests pin
+// (unknown option, missing value, positional count, the exact one-line messages) would have
+// to be re-created on top of CLI11's own messages; the one thing missing, short aliases, is
+// a field of Option.
 #ifndef TILESCHED_CLI_ARGS_H_
 #define TILESCHED_CLI_ARGS_H_
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "exit_codes.h"
 #include "tilesched/cost_model.h"
 #include "tilesched/status.h"
 
@@ -20,10 +30,12 @@ struct Option {
   std::string name;        // without the leading "--"
   std::string value_name;  // empty: a boolean flag
   std::string help;
+  std::string alias;  // a short form such as "-o"; empty: none
 };
 
 class Args {
  public:
+  const std::string& command() const { return command_; }
   Args(std::string command, std::string usage, std::string description,
        std::vector<Option> options, int min_positional, int max_positional);
 
@@ -39,6 +51,8 @@ class Args {
   Result<double> GetDouble(const std::string& name, double fallback) const;
 
  private:
+  const Option* Find(const std::string& name) const;
+
   std::string command_, usage_, description_;
   std::vector<Option> options_;
   int min_positional_, max_positional_;
@@ -46,6 +60,10 @@ class Args {
   std::vector<std::string> positional_;
   std::map<std::string, std::string> values_;
 };
+
+// Parses argv[first..) into `args`. Returns nullopt when the command should go on, or the exit
+// code to return: kExitOk after printing the help, kExitUsage after reporting the error.
+std::optional<int> ParseCommandLine(Args& args, int argc, char** argv, int first);
 
 // The cost-model switches every command accepts (SPEC.md section 7).
 std::vector<Option> ModeOptions();
@@ -55,10 +73,6 @@ Result<CostModes> ModesFromArgs(const Args& args, CostModes base = {});
 // Prints "tilesched <command>: <message>" to stderr and returns `code`.
 int Fail(const std::string& command, const std::string& message, int code);
 
-// Exit codes shared by all commands.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitInvalid = 1;  // a schedule broke a rule
-inline constexpr int kExitUsage = 2;    // bad arguments or unreadable / malformed input
 
 }  // namespace tilesched::cli
 

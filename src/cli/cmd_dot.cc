@@ -1,12 +1,11 @@
 // `tilesched dot`: the DAG of a problem as Graphviz DOT, with one cluster per subgraph when a
-// solution is given (see report_dot.h for what the drawing shows).
+// solution is given (report library: DagDot, src/report/report.h).
 #include <iostream>
 
 #include "args.h"
 #include "commands.h"
-#include "report_dot.h"
-#include "report_tools.h"
-#include "tilesched/evaluate.h"
+#include "judged_input.h"
+#include "report.h"
 #include "tilesched/file_util.h"
 #include "tilesched/io.h"
 
@@ -14,8 +13,7 @@ namespace tilesched::cli {
 
 int RunDot(int argc, char** argv, int first) {
   std::vector<Option> options = ModeOptions();
-  options.insert(options.begin(),
-                 {"output", "OUT.dot", "write the DOT here (default: stdout); -o for short"});
+  options.insert(options.begin(), {"output", "OUT.dot", "write the DOT here (default: stdout)", "-o"});
   Args args("dot", "PROBLEM.json [SOLUTION.json] [-o OUT.dot] [mode flags]",
             "Writes the op DAG of PROBLEM.json as Graphviz DOT (render it with, e.g.,\n"
             "'dot -Tsvg OUT.dot -o OUT.svg'). With SOLUTION.json the solution is judged first\n"
@@ -24,32 +22,23 @@ int RunDot(int argc, char** argv, int first) {
             "Exit status: 0 written, 1 invalid schedule, 2 usage or input error.\n"
             "See docs/reports.md.",
             options, 1, 2);
-  std::vector<char*> expanded = ExpandShortOutput(argc, argv, first);
-  if (Status s = args.Parse(argc, expanded.data(), first); !s.ok()) {
-    return Fail("dot", s.message(), kExitUsage);
-  }
-  if (args.help()) {
-    std::cout << args.HelpText();
-    return kExitOk;
-  }
+  if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
   if (!modes.ok()) return Fail("dot", modes.status().message(), kExitUsage);
   if (args.Has("output") && args.Get("output").empty()) {
     return Fail("dot", "--output: expected a file name", kExitUsage);
   }
-  auto problem = LoadProblem(args.positional()[0]);
-  if (!problem.ok()) return Fail("dot", problem.status().message(), kExitUsage);
   std::string dot;
   if (args.positional().size() == 2) {
-    auto schedule = LoadSolution(args.positional()[1]);
-    if (!schedule.ok()) return Fail("dot", schedule.status().message(), kExitUsage);
-    auto evaluation = Evaluate(*problem, *schedule, *modes);
-    if (!evaluation.ok()) {
-      return Fail("dot", "invalid schedule: " + evaluation.status().message(), kExitInvalid);
-    }
-    dot = ScheduleDot(*problem, *schedule, *evaluation);
+    int code = kExitOk;
+    auto input = LoadJudged("dot", args.positional()[0], args.positional()[1], *modes, &code);
+    if (!input) return code;
+    const report::JudgedSchedule judged{&input->schedule, &input->evaluation};
+    dot = report::DagDot(input->problem, &judged);
   } else {
-    dot = ProblemDot(*problem);
+    auto problem = LoadProblem(args.positional()[0]);
+    if (!problem.ok()) return Fail("dot", problem.status().message(), kExitUsage);
+    dot = report::DagDot(*problem, nullptr);
   }
   if (!args.Has("output")) {
     std::cout << dot;

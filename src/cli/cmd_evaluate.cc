@@ -3,7 +3,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "table.h"
+#include "tilesched/table.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"

@@ -5,13 +5,15 @@
 #include "commands.h"
 #include "schedule_runner.h"
 #include "search_args.h"
+#include "stop_signal.h"
 #include "tilesched/io.h"
 
 namespace tilesched::cli {
 
 int RunSchedule(int argc, char** argv, int first) {
   std::vector<Option> options = SearchOptionFlags();
-  options.insert(options.begin(), {"output", "OUT.json", "write the schedule here (default: stdout)"});
+  options.insert(options.begin(),
+                 {"output", "OUT.json", "write the schedule here (default: stdout)", "-o"});
   options.push_back({"quiet", "", "no progress output on stderr"});
   options.push_back({"verbose", "", "print what each strategy did (moves, beams) on stderr"});
   Args args("schedule", "PROBLEM.json [-o OUT.json] [options]",
@@ -20,24 +22,14 @@ int RunSchedule(int argc, char** argv, int first) {
             "replace on every improvement; SIGTERM or SIGINT stops the search with the best\n"
             "written). Without --time-limit or --iterations the budget is 10 seconds.",
             options, 1, 1);
-  // Accept -o as a short form of --output.
-  std::vector<char*> rewritten(argv, argv + argc);
-  std::string long_output = "--output";
-  for (int i = first; i < argc; ++i) {
-    if (std::string(argv[i]) == "-o") rewritten[static_cast<size_t>(i)] = long_output.data();
-  }
-  if (Status s = args.Parse(argc, rewritten.data(), first); !s.ok()) return Fail("schedule", s.message(), kExitUsage);
-  if (args.help()) {
-    std::cout << args.HelpText();
-    return kExitOk;
-  }
+  if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto search_options = SearchOptionsFromArgs(args);
   if (!search_options.ok()) return Fail("schedule", search_options.status().message(), kExitUsage);
   search::SearchOptions opts = *search_options;
   if (opts.time_limit <= 0 && opts.iterations <= 0) opts.time_limit = 10;
   auto problem = LoadProblem(args.positional()[0]);
   if (!problem.ok()) return Fail("schedule", problem.status().message(), kExitUsage);
-  InstallStopHandlers();
+  InstallStopSignals(SecondSignal::kKeepStopping);
   RunnerOptions runner;
   runner.output = args.Get("output");
   runner.progress = !args.Has("quiet");

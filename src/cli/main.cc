@@ -4,6 +4,7 @@
 #include <string>
 
 #include "commands.h"
+#include "exit_codes.h"
 
 namespace {
 
@@ -43,20 +44,20 @@ void PrintUsage(std::ostream& out) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     PrintUsage(std::cerr);
-    return 2;
+    return tilesched::cli::kExitUsage;
   }
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     PrintUsage(std::cout);
-    return 0;
+    return tilesched::cli::kExitOk;
   }
   if (name == "--version") {
     std::cout << "tilesched 0.1.0\n";
-    return 0;
+    return tilesched::cli::kExitOk;
   }
   for (const Command& c : kCommands) {
     if (name == c.name) return c.run(argc, argv, 2);
   }
   std::cerr << "tilesched: unknown command '" << name << "' (run 'tilesched --help')\n";
-  return 2;
+  return tilesched::cli::kExitUsage;
 }

@@ -3,7 +3,6 @@
 
 #include <unistd.h>
 
-#include <csignal>
 #include <filesystem>
 #include <chrono>
 #include <condition_variable>
@@ -12,20 +11,17 @@
 #include <thread>
 
 #include "args.h"
-#include "search.h"
-#include "table.h"
+#include "stop_signal.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/file_util.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
+#include "tilesched/search.h"
+#include "tilesched/table.h"
 
 namespace tilesched::cli {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-
-extern "C" void HandleStop(int) { g_stop.store(true); }
 
 // Writes each improvement to disk (at most every 100 ms; the last one always).
 class FileObserver : public search::SearchObserver {
@@ -92,14 +88,6 @@ class FileObserver : public search::SearchObserver {
 
 }  // namespace
 
-void InstallStopHandlers() {
-  struct sigaction action {};
-  action.sa_handler = HandleStop;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGTERM, &action, nullptr);
-  sigaction(SIGINT, &action, nullptr);
-}
-
 int RunScheduler(const Problem& problem, const search::SearchOptions& options,
                  const RunnerOptions& runner) {
   if (!runner.output.empty()) {
@@ -114,7 +102,7 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
   std::atomic<int64_t> evaluations{0};
   search::SearchHooks hooks;
   hooks.observer = &observer;
-  hooks.stop = &g_stop;
+  hooks.stop = &StopFlag();
   hooks.evaluations = &evaluations;
 
   // Progress: a line every 2 s on long runs.
@@ -148,7 +136,8 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
   if (Status s = observer.Flush(); !s.ok()) return Fail(runner.command, s.message(), kExitUsage);
   auto evaluation = Evaluate(problem, result->schedule, options.modes);
   if (!evaluation.ok()) {
-    return Fail(runner.command, "internal error: invalid result: " + evaluation.status().message(), 3);
+    return Fail(runner.command, "internal error: invalid result: " + evaluation.status().message(),
+                kExitInternal);
   }
   if (runner.output.empty()) {
     std::vector<double> latencies;
@@ -160,7 +149,7 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
   }
   if (runner.progress) {
     const LowerBounds bounds = ComputeLowerBounds(problem, options.modes);
-    std::cerr << (g_stop.load() ? "stopped" : "done") << " after " << FormatNumber(result->seconds, 2)
+    std::cerr << (StopFlag().load() ? "stopped" : "done") << " after " << FormatNumber(result->seconds, 2)
               << "s: latency " << FormatNumber(evaluation->total) << " (" << result->found_by
               << "), " << result->schedule.subgraphs.size() << " subgraphs, lower bound "
               << FormatNumber(bounds.best()) << ", ratio "

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "options.h"
 #include "tilesched/problem.h"
+#include "tilesched/search.h"
 
 namespace tilesched::cli {
 
@@ -21,9 +21,6 @@ struct RunnerOptions {
 // Returns an exit code (0 on success).
 int RunScheduler(const Problem& problem, const search::SearchOptions& options,
                  const RunnerOptions& runner);
-
-// Installs SIGTERM / SIGINT handlers that ask the running search to stop.
-void InstallStopHandlers();
 
 }  // namespace tilesched::cli
 

@@ -8,7 +8,7 @@ namespace tilesched::cli {
 
 std::vector<Option> SearchOptionFlags() {
   std::vector<Option> options = {
-      {"strategy", "S", "greedy | beam | anneal | portfolio (default portfolio)"},
+      {"strategy", "S", "greedy | beam | lns | anneal | portfolio (default portfolio)"},
       {"time-limit", "SEC", "wall-clock budget in seconds"},
       {"iterations", "N", "work budget instead of time (deterministic for a seed)"},
       {"threads", "N", "worker threads (default: all cores)"},
@@ -43,8 +43,8 @@ Result<search::SearchOptions> SearchOptionsFromArgs(const Args& args, search::Se
     bool known = false;
     for (const std::string& s : search::StrategyNames()) known |= s == name;
     if (!known) {
-      return Status::Error("--strategy: unknown strategy '" + name +
-                           "' (greedy, beam, anneal, portfolio)");
+      return Status::Error("--strategy: unknown strategy '" + name + "' (" +
+                           search::StrategyList() + ")");
     }
     options.strategy = name;
   }

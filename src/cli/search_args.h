@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "args.h"
-#include "options.h"
+#include "tilesched/search.h"
 
 namespace tilesched::cli {
 

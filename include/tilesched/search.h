@@ -1,0 +1,117 @@
+// The search library's whole public API (STYLE.md: search.h): RunSearch, SearchOptions,
+// SearchResult, the hooks a caller watches and steers a run with, and the strategy names.
+// Everything else of the search (strategies, moves, candidates, configurator, coster, caches)
+// is private to search/.
+//
+// Entry points: RunSearch(problem, options, hooks) runs the chosen strategy (greedy, beam,
+// lns, anneal, or the portfolio of them under one budget) and returns the best schedule found,
+// re-checked by Evaluate(). The observer hears of every improvement (so a caller can keep the
+// best schedule on disk); `stop` ends a run early (signals, deadlines). SearchOptions is every
+// knob in one documented struct with defaults (STYLE.md rule 10); ApplyConfigEntry() sets one
+// key from a config file (configs/*.json) and names an unknown key or a bad value in its error.
+#ifndef TILESCHED_SEARCH_H_
+#define TILESCHED_SEARCH_H_
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tilesched/cost_model.h"
+#include "tilesched/problem.h"
+#include "tilesched/schedule.h"
+#include "tilesched/status.h"
+
+namespace tilesched::search {
+
+// How the configurator explores one subgraph's tile sizes, split-k factors and orders.
+struct ConfigureOptions {
+  int max_sizes = 10;  // tile sizes tried per spatial dimension
+  int max_ks = 8;      // split-k factors tried
+  // Also cost the next smaller width below the largest that fits (rarely better; measured).
+  bool try_smaller_width = true;
+  // Also try raster, column-major and blocked orders (dominated by the snakes; see
+  // search/traversal.h).
+  bool all_orders = false;
+};
+
+struct SearchOptions {
+  // Strategy: greedy | beam | lns | anneal | portfolio (greedy, beam, lns, then anneal).
+  std::string strategy = "portfolio";
+  // Wall-clock budget in seconds; 0 = no time limit (then `iterations` must be set).
+  double time_limit = 0;
+  // Work budget: beam expansions / annealing moves per chain. With a work budget and no time
+  // limit the result is the same at any thread count.
+  int64_t iterations = 0;
+  int threads = 0;  // 0 = all hardware threads
+  uint64_t seed = 1;
+
+  // Beam search.
+  int beam_width = 16;        // states kept per layer (the portfolio widens it while time lasts)
+  int beam_max_width = 1024;  // widest beam the portfolio tries
+  int anchors = 3;            // ready ops a state may start its next subgraph from
+  // Candidate subgraphs.
+  int max_subgraph_ops = 6;     // largest connected op set enumerated
+  int max_candidates_per_op = 400;  // cap on enumerated sets containing one op
+  int max_candidates = 200000;      // cap on all enumerated sets (large graphs get fewer per op)
+
+  // Large-neighbourhood search: windows of consecutive subgraphs re-optimized by a beam.
+  int lns_width = 16;       // beam width inside a window
+  int lns_max_stages = 8;   // longest window (subgraphs)
+  int lns_max_ops = 16;     // most ops in a window
+
+  // Annealing.
+  int anneal_chains = 2;          // independent chains (own RNG streams), run in parallel
+  double anneal_start_temp = 0.003;  // initial temperature, relative to the incumbent's latency
+  double anneal_end_temp = 0.00003;
+  // Moves without a new best after which a chain restarts from its best schedule.
+  int64_t anneal_restart = 20000;
+
+  ConfigureOptions configure;
+  CostModes modes;
+};
+
+// The strategies RunSearch knows, in the order of its strategy table (search/search.cc).
+const std::vector<std::string>& StrategyNames();
+// "greedy, beam, lns, anneal, portfolio" (for messages and help).
+std::string StrategyList();
+
+// Sets `key` (as written in a config file) from its JSON text value. Unknown keys fail with a
+// message naming the key.
+Status ApplyConfigEntry(const std::string& key, const std::string& value, SearchOptions* options);
+
+// Documentation of the config keys (for --help and configs/README.md).
+std::string ConfigKeysHelp();
+
+
+// Hears about the search as it runs. Methods may be called from worker threads, one at a time.
+class SearchObserver {
+ public:
+  virtual ~SearchObserver() = default;
+  // A better schedule was found (already re-checked by Evaluate()).
+  virtual void Improved(const Schedule& schedule, double total, const std::string& by) = 0;
+};
+
+struct SearchResult {
+  Schedule schedule;
+  double total = 0;
+  std::string found_by;
+  int64_t evaluations = 0;
+  double seconds = 0;
+  std::vector<std::string> report;  // one line per strategy phase
+};
+
+// How a caller watches and steers a run; every member may be null.
+struct SearchHooks {
+  SearchObserver* observer = nullptr;
+  const std::atomic<bool>* stop = nullptr;   // set (e.g. by a signal handler) to end the run
+  std::atomic<int64_t>* evaluations = nullptr;  // live count of subgraph configurations costed
+};
+
+// Fails when no op can be placed in fast memory at any tile size.
+Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& options,
+                               const SearchHooks& hooks = {});
+
+}  // namespace tilesched::search
+
+#endif  // TILESCHED_SEARCH_H_

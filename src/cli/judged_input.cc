@@ -1,0 +1,31 @@
+// Loading and judging the inputs of `report` and `dot`.
+#include "judged_input.h"
+
+#include "args.h"
+#include "tilesched/io.h"
+
+namespace tilesched::cli {
+
+std::optional<JudgedInput> LoadJudged(const std::string& command, const std::string& problem_path,
+                                      const std::string& solution_path, const CostModes& modes,
+                                      int* exit_code) {
+  auto problem = LoadProblem(problem_path);
+  if (!problem.ok()) {
+    *exit_code = Fail(command, problem.status().message(), kExitUsage);
+    return std::nullopt;
+  }
+  auto schedule = LoadSolution(solution_path);
+  if (!schedule.ok()) {
+    *exit_code = Fail(command, schedule.status().message(), kExitUsage);
+    return std::nullopt;
+  }
+  auto evaluation = Evaluate(*problem, *schedule, modes);
+  if (!evaluation.ok()) {
+    *exit_code = Fail(command, "invalid schedule: " + evaluation.status().message(), kExitInvalid);
+    return std::nullopt;
+  }
+  return JudgedInput{std::move(problem).value(), std::move(schedule).value(),
+                     std::move(evaluation).value()};
+}
+
+}  // namespace tilesched::cli

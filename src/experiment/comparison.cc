@@ -1,0 +1,216 @@
+// RunComparison: the runs of a strategy comparison, their improvement timelines, and the
+// table's layout (text, CSV or Markdown).
+#include "comparison.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+#include "tilesched/evaluate.h"
+#include "tilesched/io.h"
+#include "tilesched/lower_bound.h"
+#include "tilesched/table.h"
+
+namespace tilesched::experiment {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Records the time and latency of every improvement the search reports.
+class TimelineRecorder : public search::SearchObserver {
+ public:
+  explicit TimelineRecorder(Clock::time_point start) : start_(start) {}
+  void Improved(const Schedule&, double total, const std::string&) override {
+    const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    std::lock_guard<std::mutex> lock(mutex_);
+    timeline_.push_back({seconds, total});
+  }
+  std::vector<Improvement> Timeline() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return timeline_;
+  }
+
+ private:
+  Clock::time_point start_;
+  mutable std::mutex mutex_;
+  std::vector<Improvement> timeline_;
+};
+
+struct ProblemInput {
+  std::string name;  // file name without directory and ".json"
+  Problem problem;
+  double lower_bound = 0;
+};
+
+std::string ProblemName(const std::string& path) {
+  return std::filesystem::path(path).stem().string();
+}
+
+// Ten significant digits, for machine-readable output.
+std::string Exact(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.10g", value);
+  return buffer;
+}
+
+std::string ReachCell(const std::optional<double>& seconds, bool exact) {
+  if (!seconds) return exact ? "" : "-";
+  return exact ? Exact(*seconds) : FormatNumber(*seconds, 3);
+}
+
+const std::vector<std::string>& Header() {
+  static const std::vector<std::string> header = {
+      "problem", "strategy", "best", "median", "worst", "ratio to best", "to 1% s", "evals/s",
+      "time s", "lower bound"};
+  return header;
+}
+
+std::vector<std::string> Cells(const ComparisonRow& r) {
+  const StrategySummary& s = r.summary;
+  return {r.problem,
+          r.strategy,
+          FormatNumber(s.latency.best),
+          FormatNumber(s.latency.median),
+          FormatNumber(s.latency.worst),
+          FormatNumber(r.ratio_to_best, 3),
+          ReachCell(s.time_to_within, /*exact=*/false),
+          FormatCount(static_cast<int64_t>(s.evaluations_per_second + 0.5)),
+          FormatNumber(s.seconds, 3),
+          FormatNumber(r.lower_bound)};
+}
+
+// One search run, its latency as Evaluate() reports it, and its improvement timeline.
+Result<RunRecord> RunOnce(const ProblemInput& input, const search::SearchOptions& options,
+                          const std::string& run_name,
+                          const std::function<void(const std::string&)>& progress,
+                          bool* invalid_schedule) {
+  const Clock::time_point start = Clock::now();
+  TimelineRecorder recorder(start);
+  search::SearchHooks hooks;
+  hooks.observer = &recorder;
+  auto result = search::RunSearch(input.problem, options, hooks);
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!result.ok()) return result.status().WithContext(run_name + ": ");
+  auto evaluation = Evaluate(input.problem, result->schedule, options.modes);
+  if (!evaluation.ok()) {
+    if (invalid_schedule) *invalid_schedule = true;
+    return evaluation.status().WithContext(run_name + ": invalid schedule: ");
+  }
+  RunRecord run;
+  run.latency = evaluation->total;
+  run.seconds = seconds;
+  run.evaluations = result->evaluations;
+  run.timeline = recorder.Timeline();
+  if (progress) {
+    progress(run_name + ": " + FormatNumber(evaluation->total) + " in " +
+             FormatNumber(seconds, 2) + " s (found by " + result->found_by + ")");
+  }
+  return run;
+}
+
+// "Budget per run: iterations=100; seeds 1,2; threads all; rules=contest ...".
+std::string Caption(const search::SearchOptions& base, const std::vector<uint64_t>& seeds) {
+  std::string seed_list;
+  for (uint64_t seed : seeds) seed_list += (seed_list.empty() ? "" : ",") + std::to_string(seed);
+  const std::string budget =
+      base.iterations > 0 ? "iterations=" + std::to_string(base.iterations)
+                          : "time limit " + FormatNumber(base.time_limit, 2) + " s";
+  return "Budget per run: " + budget + "; seeds " + seed_list + "; threads " +
+         (base.threads > 0 ? std::to_string(base.threads) : "all") + "; " +
+         ModesString(base.modes) +
+         ". Latencies are Evaluate()'s; \"to 1% s\" is the median time until a run came within "
+         "1% of its final latency.";
+}
+
+}  // namespace
+
+std::string RenderComparison(const ComparisonTable& table, const std::string& format) {
+  const std::vector<ComparisonRow>& rows = table.rows;
+  const std::string& caption = table.caption;
+  std::ostringstream out;
+  if (format == "csv") {
+    out << "problem,strategy,runs,best,median,worst,ratio_to_best,time_to_1pct_s,"
+           "evaluations_per_s,seconds,lower_bound\n";
+    for (const ComparisonRow& r : rows) {
+      const StrategySummary& s = r.summary;
+      out << r.problem << "," << r.strategy << "," << s.runs << "," << Exact(s.latency.best)
+          << "," << Exact(s.latency.median) << "," << Exact(s.latency.worst) << ","
+          << Exact(r.ratio_to_best) << "," << ReachCell(s.time_to_within, /*exact=*/true) << ","
+          << Exact(s.evaluations_per_second) << "," << Exact(s.seconds) << ","
+          << Exact(r.lower_bound) << "\n";
+    }
+  } else if (format == "markdown") {
+    out << caption << "\n\n|";
+    for (const std::string& h : Header()) out << " " << h << " |";
+    out << "\n|";
+    for (size_t i = 0; i < Header().size(); ++i) out << (i < 2 ? "---|" : "--:|");
+    out << "\n";
+    for (const ComparisonRow& r : rows) {
+      out << "|";
+      for (const std::string& cell : Cells(r)) out << " " << cell << " |";
+      out << "\n";
+    }
+  } else {
+    out << caption << "\n\n";
+    TextTable table(Header());
+    for (const ComparisonRow& r : rows) table.AddRow(Cells(r));
+    table.Print(out, {true, true});
+  }
+  return out.str();
+}
+
+Result<ComparisonTable> RunComparison(const ComparisonRequest& request, bool* invalid_schedule) {
+  const search::SearchOptions& base = request.base;
+  // Every problem is read before the first run, so that bad input fails at once.
+  std::vector<ProblemInput> problems;
+  for (const std::string& path : request.problem_paths) {
+    auto problem = LoadProblem(path);
+    if (!problem.ok()) return problem.status();
+    const double bound = ComputeLowerBounds(*problem, base.modes).best();
+    problems.push_back({ProblemName(path), std::move(problem).value(), bound});
+  }
+  const size_t total_runs = problems.size() * request.strategies.size() * request.seeds.size();
+  size_t done = 0;
+  ComparisonTable table;
+  for (const ProblemInput& input : problems) {
+    const size_t first_row = table.rows.size();
+    for (const std::string& strategy : request.strategies) {
+      std::vector<RunRecord> runs;
+      for (uint64_t seed : request.seeds) {
+        search::SearchOptions run_options = base;
+        run_options.strategy = strategy;
+        run_options.seed = seed;
+        const std::string run_name = input.name + " " + strategy + " seed " + std::to_string(seed);
+        auto progress = [&](const std::string& line) {
+          request.progress("[" + std::to_string(done + 1) + "/" + std::to_string(total_runs) +
+                           "] " + line);
+        };
+        auto run = RunOnce(input, run_options, run_name,
+                           request.progress ? std::function<void(const std::string&)>(progress)
+                                            : nullptr,
+                           invalid_schedule);
+        if (!run.ok()) return run.status();
+        runs.push_back(std::move(run).value());
+        ++done;
+      }
+      table.rows.push_back({input.name, strategy, SummarizeRuns(runs, kReachTolerance),
+                            /*ratio_to_best=*/0, input.lower_bound});
+    }
+    std::vector<double> bests;
+    for (size_t i = first_row; i < table.rows.size(); ++i) {
+      bests.push_back(table.rows[i].summary.latency.best);
+    }
+    const std::vector<double> ratios = RatiosToBest(bests);
+    for (size_t i = first_row; i < table.rows.size(); ++i) {
+      table.rows[i].ratio_to_best = ratios[i - first_row];
+    }
+  }
+  table.caption = Caption(base, request.seeds);
+  return table;
+}
+
+}  // namespace tilesched::experiment

@@ -1,0 +1,80 @@
+// Benchmark results: the scheduler on the contest benchmarks, one after the other, the
+// Markdown results table (docs/results.md), and the golden table of deterministic runs that
+// CI checks (tests/golden/results.csv).
+//
+// Entry points: LoadTargets(path) reads data/targets.csv; RunBenchmarks(request) runs the
+// benchmarks (each at its contest budget minus the mlsys margin, or with a work budget) and
+// returns one row per benchmark, every latency Evaluate()'s; ResultsMarkdown() lays out the
+// table; GoldenCsv() writes the golden table; CheckGolden() compares rows with one. A
+// malformed targets or golden CSV is a one-line error naming the file, line and column.
+//
+// May depend on: the search public API, io and core. Not on the other workflow libraries or
+// the CLI.
+#ifndef TILESCHED_EXPERIMENT_RESULTS_H_
+#define TILESCHED_EXPERIMENT_RESULTS_H_
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tilesched/search.h"
+#include "tilesched/status.h"
+
+namespace tilesched::experiment {
+
+// One row of data/targets.csv.
+struct Target {
+  int bench = 0;
+  int ops = 0;
+  double budget = 0;      // contest time limit, seconds
+  double vinci = 0;       // 0 = invalid / unknown
+  double field_best = 0;  // 0 = unknown
+  double target = 0;
+};
+
+// bench,ops,budget_s,lower_bound,vinci,field_best,target (header line first; '#' comments).
+Result<std::map<int, Target>> LoadTargets(const std::string& path);
+
+struct BenchmarkRequest {
+  std::vector<int> benches;   // benchmark numbers, run in this order
+  std::string data_dir;       // holds mlsys-2026-<N>.json
+  std::map<int, Target> targets;
+  search::SearchOptions base;  // with iterations > 0 the run is deterministic
+  double budget_scale = 1;    // contest budgets are multiplied by this (time-limited runs)
+  // Called after every benchmark ("benchmark 1: 367001.6 (target ..., 1.000x) in 2.0s").
+  std::function<void(const std::string&)> progress;
+};
+
+struct BenchmarkRow {
+  int bench = 0;
+  double latency = 0, lower_bound = 0, seconds = 0;
+  size_t subgraphs = 0;
+  std::string found_by;
+};
+
+// Fails on an unreadable benchmark or a failed search; a result Evaluate() rejects sets
+// *invalid_result (may be null) besides failing.
+Result<std::vector<BenchmarkRow>> RunBenchmarks(const BenchmarkRequest& request,
+                                                bool* invalid_result = nullptr);
+
+// The Markdown results table of `rows` (with how it was generated, dated `date`).
+std::string ResultsMarkdown(const BenchmarkRequest& request, const std::vector<BenchmarkRow>& rows,
+                            const std::string& date);
+
+// "# ...\nbench,latency\n1,367001.6...\n" (17 significant digits).
+std::string GoldenCsv(const BenchmarkRequest& request, const std::vector<BenchmarkRow>& rows);
+
+struct GoldenCheck {
+  bool regressed = false;            // some benchmark is worse than, or missing from, the golden
+  std::vector<std::string> notes;    // one line per regression, missing benchmark or improvement
+};
+
+// `golden_text` is a golden table read from `name` (for messages).
+Result<GoldenCheck> CheckGolden(const std::vector<BenchmarkRow>& rows,
+                                const std::string& golden_text, const std::string& name);
+
+}  // namespace tilesched::experiment
+
+#endif  // TILESCHED_EXPERIMENT_RESULTS_H_
