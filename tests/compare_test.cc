@@ -14,7 +14,11 @@
 #include <gtest/gtest.h>
 
 #include "compare_stats.h"
+#include "comparison.h"
 #include "test_files.h"
+#include "tilesched/evaluate.h"
+#include "tilesched/io.h"
+#include "tilesched/search.h"
 
 namespace tilesched::experiment {
 namespace {
@@ -268,6 +272,62 @@ TEST(CompareCommand, Help) {
   EXPECT_NE(run.out.find("usage: tilesched compare"), std::string::npos);
   EXPECT_NE(run.out.find("--strategies"), std::string::npos);
   EXPECT_EQ(run.err, "");
+}
+
+
+// --- The library entry point, without the CLI -------------------------------------------------
+
+TEST(CompareLibrary, RunComparisonSummarizesEvaluatorLatenciesPerStrategy) {
+  ComparisonRequest request;
+  request.problem_paths = {Benchmark(1)};
+  request.strategies = {"greedy", "beam"};
+  request.seeds = {1, 2};
+  request.base.iterations = 50;
+  std::vector<std::string> progress;
+  request.progress = [&](const std::string& line) { progress.push_back(line); };
+  auto table = RunComparison(request);
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  ASSERT_EQ(table->rows.size(), 2u);
+  EXPECT_EQ(progress.size(), /*2 strategies x 2 seeds=*/4u);
+  EXPECT_EQ(progress.front().rfind("[1/4] mlsys-2026-1 greedy seed 1: ", 0), 0u) << progress.front();
+  auto problem = LoadProblem(Benchmark(1));
+  ASSERT_TRUE(problem.ok());
+  double best_of_all = 1e300;
+  for (const ComparisonRow& row : table->rows) {
+    EXPECT_EQ(row.problem, "mlsys-2026-1");
+    EXPECT_EQ(row.summary.runs, 2);
+    // Best and worst are the smallest and largest of the runs' Evaluate() totals.
+    std::vector<double> latencies;
+    for (uint64_t seed : request.seeds) {
+      search::SearchOptions options = request.base;
+      options.strategy = row.strategy;
+      options.seed = seed;
+      auto found = search::RunSearch(*problem, options);
+      ASSERT_TRUE(found.ok());
+      auto evaluation = Evaluate(*problem, found->schedule, options.modes);
+      ASSERT_TRUE(evaluation.ok());
+      latencies.push_back(evaluation->total);
+    }
+    EXPECT_DOUBLE_EQ(row.summary.latency.best, std::min(latencies[0], latencies[1]));
+    EXPECT_DOUBLE_EQ(row.summary.latency.worst, std::max(latencies[0], latencies[1]));
+    EXPECT_GT(row.lower_bound, 0);
+    EXPECT_LE(row.lower_bound, row.summary.latency.best * (1 + 1e-12));
+    best_of_all = std::min(best_of_all, row.summary.latency.best);
+  }
+  for (const ComparisonRow& row : table->rows) {
+    EXPECT_DOUBLE_EQ(row.ratio_to_best, row.summary.latency.best / best_of_all);
+  }
+  EXPECT_NE(table->caption.find("iterations=50; seeds 1,2"), std::string::npos) << table->caption;
+  const std::string csv = RenderComparison(*table, "csv");
+  EXPECT_EQ(Lines(csv).size(), /*header + 2 rows=*/3u) << csv;
+
+  // An unreadable problem fails before any run.
+  request.problem_paths = {Benchmark(1), "/nonexistent/p.json"};
+  progress.clear();
+  auto bad = RunComparison(request);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("/nonexistent/p.json"), std::string::npos);
+  EXPECT_TRUE(progress.empty());
 }
 
 }  // namespace

@@ -30,11 +30,15 @@
 #include "sweep_config.h"
 #include "sweep_grid.h"
 #include "sweep_log.h"
+#include "sweep.h"
 #include "sweep_rows.h"
+#include "sweep_run.h"
 #include "test_files.h"
 #include "tilesched/file_util.h"
 #include "tilesched/flat_json.h"
+#include "tilesched/evaluate.h"
 #include "tilesched/io.h"
+#include "tilesched/search.h"
 
 namespace tilesched::sweep {
 namespace {
@@ -926,6 +930,103 @@ TEST(SweepEndToEnd, BadInputFailsWithOneLineAndNoOutput) {
             "3,6,mlsys-2026-3,1000,10,128,contest,full_k,native,1,portfolio\n"
             "5,6,mlsys-2026-3,4000,10,128,contest,full_k,native,1,portfolio\n");
   fs::remove_all(dir);
+}
+
+
+// --- The library entry points, without the CLI -----------------------------------------------
+
+// A plan of 2 capacities x 2 seeds over benchmark 1 with a work budget (deterministic rows).
+SweepPlan SmallPlan() {
+  SweepSettings settings;
+  settings.problems = {Benchmark(1)};
+  settings.capacity = {"40000,80000", "--capacity"};
+  settings.seeds = {"1,2", "--seeds"};
+  settings.strategy = {"greedy", "--strategy"};
+  settings.iterations = {"50", "--iterations"};
+  auto plan = BuildSweepPlan(settings);
+  EXPECT_TRUE(plan.ok()) << plan.status().message();
+  return plan.ok() ? *plan : SweepPlan{};
+}
+
+TEST(SweepLibrary, RunSweepPlanWritesEveryPointSortedWithEvaluatorLatencies) {
+  testing::ScratchDir dir("tilesched_sweep_library");
+  SweepRequest request;
+  request.plan = SmallPlan();
+  request.output = dir.File("rows.csv");
+  request.jobs = 2;
+  auto outcome = RunSweepPlan(request);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().message();
+  EXPECT_EQ(outcome->points, 4);
+  EXPECT_EQ(outcome->written, 4);
+  EXPECT_FALSE(outcome->stopped());
+  EXPECT_EQ(outcome->by_status.at("ok"), 4);
+  const std::vector<SweepRow> rows = ReadRows(request.output);
+  ASSERT_EQ(rows.size(), 4u);
+  auto problem = LoadProblem(Benchmark(1));
+  ASSERT_TRUE(problem.ok());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const SweepRow& row = rows[i];
+    EXPECT_EQ(row.point, static_cast<int64_t>(i));  // the completed file is sorted by point
+    // The row's latency is the evaluator's total of the search this point ran.
+    const GridPoint point = request.plan.grid.At(row.point);
+    auto at_point = problem->WithHardware(PointHardware(*problem, point));
+    ASSERT_TRUE(at_point.ok());
+    search::SearchOptions options = request.plan.search;
+    options.seed = point.seed;
+    auto found = search::RunSearch(*at_point, options);
+    ASSERT_TRUE(found.ok()) << found.status().message();
+    auto evaluation = Evaluate(*at_point, found->schedule, options.modes);
+    ASSERT_TRUE(evaluation.ok());
+    EXPECT_EQ(row.cells[SweepColumn("latency")], ShortestNumber(evaluation->total));
+  }
+
+  // Resuming a complete file runs nothing and leaves the rows as they are.
+  const std::string before = Slurp(request.output);
+  request.resume = true;
+  auto again = RunSweepPlan(request);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->written, 4);
+  EXPECT_EQ(Slurp(request.output), before);
+}
+
+TEST(SweepLibrary, ShardsMergeIntoTheFullSweepAndDryRunListsTheShard) {
+  testing::ScratchDir dir("tilesched_sweep_library_shards");
+  const SweepPlan plan = SmallPlan();
+  std::vector<std::string> shards;
+  for (int64_t i = 0; i < 2; ++i) {
+    SweepRequest request;
+    request.plan = plan;
+    request.shard = {i, 2};
+    request.output = dir.File("shard" + std::to_string(i) + ".csv");
+    auto outcome = RunSweepPlan(request);
+    ASSERT_TRUE(outcome.ok()) << outcome.status().message();
+    EXPECT_EQ(outcome->points, 2);
+    shards.push_back(request.output);
+  }
+  auto merged = MergeSweepFiles(shards, dir.File("all.jsonl"), std::nullopt);
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  EXPECT_EQ(*merged, 4u);
+  SweepRequest full;
+  full.plan = plan;
+  full.output = dir.File("full.csv");
+  ASSERT_TRUE(RunSweepPlan(full).ok());
+  EXPECT_EQ(Comparable(ReadRows(dir.File("all.jsonl"))), Comparable(ReadRows(full.output)));
+
+  auto csv = DryRunCsv(plan, Shard{1, 2});
+  ASSERT_TRUE(csv.ok()) << csv.status().message();
+  EXPECT_EQ(testing::CountOf(*csv, "\n"), /*header + points 1 and 3=*/3) << *csv;
+  EXPECT_EQ(csv->rfind("point,of,problem,", 0), 0u) << *csv;
+
+  // Bad input fails before anything runs, naming the file.
+  SweepPlan missing = plan;
+  missing.grid.problems = {dir.File("none.json")};
+  SweepRequest bad;
+  bad.plan = missing;
+  bad.output = dir.File("bad.csv");
+  auto failed = RunSweepPlan(bad);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("none.json"), std::string::npos);
+  EXPECT_FALSE(fs::exists(bad.output));
 }
 
 }  // namespace
