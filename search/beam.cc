@@ -84,7 +84,7 @@ class Beam {
     }
     total_compute_ = 0;
     for (double c : remaining_) total_compute_ += c;
-    const double lb = std::max(1e-9, ComputeLowerBounds(problem_, ctx.options.modes).best());
+    const double lb = std::max(1e-9, ComputeLowerBounds(problem_, ctx.options.modes).simple());
     const double best = ctx.incumbent.BestTotal();
     ratio_ = std::isfinite(best) ? std::max(1.0, best / lb) : 1.0;
   }

@@ -1,6 +1,7 @@
 // RunSearch: budget, incumbent, strategy dispatch and the portfolio.
 #include "context.h"
 
+#include <cassert>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <tbb/global_control.h>
 
 #include "tilesched/evaluate.h"
+#include "tilesched/lower_bound.h"
 
 namespace tilesched::search {
 
@@ -25,6 +27,13 @@ bool Incumbent::Offer(const Draft& draft, const std::string& by) {
     confirmed.total = evaluation->total;
   }
   if (best_ && confirmed.total >= best_->total) return false;
+#ifndef NDEBUG
+  // A valid schedule below the lower bound would mean the bound is wrong (docs/bounds.md).
+  if (verify_) {
+    const double bound = ComputeLowerBounds(problem_, modes_).best();
+    assert(confirmed.total >= bound * (1 - 1e-9));
+  }
+#endif
   best_ = std::move(confirmed);
   best_by_ = by;
   if (observer_) observer_->Improved(ToSchedule(*best_), best_->total, by);

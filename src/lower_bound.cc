@@ -1,7 +1,25 @@
-// Compute and I/O lower bounds.
+// Compute, I/O and memory-traffic lower bounds (docs/bounds.md: Lemmas C1, M1-M7).
+//
+// The traffic bound charges every op the traffic of its first subgraph (the first subgraph of
+// the schedule that contains it), minimized over everything that subgraph could be: the
+// op's region role there (split root, or inner with the region kinds its fused consumers
+// demand) and, per operand, how the operand arrives (loaded from slow memory, resident, or
+// computed inside by its producer). Shares (alpha, beta) keep one transfer from being
+// charged twice. Work is linear in ops times roles (at most nine per op), plus bitset
+// reachability on graphs of at most kMaxReachOps ops (larger graphs drop Lemma M6, which only
+// weakens the bound).
 #include "tilesched/lower_bound.h"
 
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "tilesched/demand.h"
 #include "tilesched/graph.h"
+#include "tilesched/grid.h"
 
 namespace tilesched {
 
@@ -18,6 +36,425 @@ double OpComputeOnce(const Problem& problem, int o, MatmulReduction mode) {
   return cost;
 }
 
+double Gap(double latency, double bound) {
+  if (bound <= 0) return latency <= 0 ? 0 : std::numeric_limits<double>::infinity();
+  return std::max(0.0, latency / bound - 1);
+}
+
+namespace {
+
+// Graphs above this many ops skip the bitset reachability of Lemma M6 (quadratic memory).
+constexpr int kMaxReachOps = 4096;
+
+// The region an op computes in a subgraph, in the symbolic kinds of SubgraphPlan (Lemma M2):
+// (kTile, kTile) is a split root; anything else an inner region. grid_h / grid_w are the
+// execution grid's extents (-1 when roles of different grids were merged); *_stream marks a
+// kSlice dimension cut by a split root that runs at least two k-steps in every subgraph.
+struct Role {
+  DimKind rows = DimKind::kTile;
+  DimKind cols = DimKind::kTile;
+  int64_t grid_h = -1;
+  int64_t grid_w = -1;
+  bool rows_stream = false;
+  bool cols_stream = false;
+};
+
+int RoleKey(DimKind rows, DimKind cols) { return static_cast<int>(rows) * 3 + static_cast<int>(cols); }
+
+// Roles of one op, at most one per kind pair. Merging two roles of one kind pair keeps what
+// both guarantee (Lemma M2: a weaker role costs less, so the minimum stays a lower bound).
+struct RoleSet {
+  std::array<int, 9> index{};  // RoleKey -> position in roles + 1, 0 = absent
+  std::vector<Role> roles;
+
+  void Add(const Role& r) {
+    int& at = index[static_cast<size_t>(RoleKey(r.rows, r.cols))];
+    if (at == 0) {
+      roles.push_back(r);
+      at = static_cast<int>(roles.size());
+      return;
+    }
+    Role& old = roles[static_cast<size_t>(at - 1)];
+    if (old.grid_h != r.grid_h) old.grid_h = -1;
+    if (old.grid_w != r.grid_w) old.grid_w = -1;
+    old.rows_stream = old.rows_stream && r.rows_stream;
+    old.cols_stream = old.cols_stream && r.cols_stream;
+  }
+  int Find(DimKind rows, DimKind cols) const { return index[static_cast<size_t>(RoleKey(rows, cols))] - 1; }
+};
+
+// Which operand slot of a MatMul (Pointwise inputs all behave alike).
+enum class Slot { kLhs, kRhs, kPointwise };
+
+// The region of an operand read in `slot` by an op of `type` in role `r`, as a Role of the
+// operand's producer (SPEC.md section 4; it is also the demanded slice's kinds).
+Role Demanded(OpType type, Slot slot, const Role& r, bool forced) {
+  Role d = r;
+  if (type == OpType::kPointwise) return d;
+  const bool root = r.rows == DimKind::kTile && r.cols == DimKind::kTile;
+  if (slot == Slot::kLhs) {
+    d.cols = root ? DimKind::kSlice : DimKind::kFull;
+    d.cols_stream = root && forced;
+    d.rows_stream = root ? false : r.rows_stream;
+    if (root) d.rows = DimKind::kTile;
+  } else {
+    d.rows = root ? DimKind::kSlice : DimKind::kFull;
+    d.rows_stream = root && forced;
+    d.cols_stream = root ? false : r.cols_stream;
+    if (root) d.cols = DimKind::kTile;
+  }
+  return d;
+}
+
+class Bitset {
+ public:
+  explicit Bitset(int n = 0) : words_((static_cast<size_t>(n) + 63) / 64, 0) {}
+  void Set(int i) { words_[static_cast<size_t>(i) / 64] |= uint64_t{1} << (i % 64); }
+  bool Test(int i) const { return (words_[static_cast<size_t>(i) / 64] >> (i % 64)) & 1; }
+  void Or(const Bitset& other) {
+    for (size_t w = 0; w < words_.size(); ++w) words_[w] |= other.words_[w];
+  }
+  bool Intersects(const Bitset& other) const {
+    for (size_t w = 0; w < words_.size(); ++w) {
+      if (words_[w] & other.words_[w]) return true;
+    }
+    return false;
+  }
+  template <typename F>
+  void ForEach(F&& f) const {
+    for (size_t w = 0; w < words_.size(); ++w) {
+      for (uint64_t bits = words_[w]; bits; bits &= bits - 1) {
+        f(static_cast<int>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits))));
+      }
+    }
+  }
+
+ private:
+  std::vector<uint64_t> words_;
+};
+
+// One use of a tensor: op `op` reads it in `slot`.
+struct Use {
+  int op;
+  Slot slot;
+};
+
+class TrafficBound {
+ public:
+  TrafficBound(const Problem& problem, const CostModes& modes)
+      : p_(problem), modes_(modes), g_(problem.graph()), hw_(problem.hardware()) {}
+
+  double Run() {
+    const int n = p_.num_ops();
+    uses_.assign(static_cast<size_t>(p_.num_tensors()), {});
+    for (int o = 0; o < n; ++o) {
+      const Op& op = p_.op(o);
+      for (size_t i = 0; i < op.inputs.size(); ++i) {
+        const Slot slot = op.type == OpType::kPointwise ? Slot::kPointwise
+                          : i == 0                       ? Slot::kLhs
+                                                         : Slot::kRhs;
+        auto& uses = uses_[static_cast<size_t>(op.inputs[i])];
+        // A Pointwise op reading one tensor twice demands one region of it.
+        bool seen = false;
+        for (const Use& u : uses) seen |= u.op == o && u.slot == slot;
+        if (!seen) uses.push_back({o, slot});
+      }
+    }
+    BuildRoles();
+    BuildReachability();
+    BuildShares();
+    cost_first_.assign(static_cast<size_t>(n), {});
+    cost_weak_.assign(static_cast<size_t>(n), {});
+    chi_.assign(static_cast<size_t>(n), 0);
+    double total = 0;
+    for (int o : g_.topo_order()) {
+      const RoleSet& rs = roles_[static_cast<size_t>(o)];
+      double chi = std::numeric_limits<double>::infinity();
+      for (const Role& r : rs.roles) {
+        const double first = OpCost(o, r, /*first=*/true);
+        cost_first_[static_cast<size_t>(o)].push_back(first);
+        cost_weak_[static_cast<size_t>(o)].push_back(OpCost(o, r, /*first=*/false));
+        chi = std::min(chi, first);
+      }
+      chi_[static_cast<size_t>(o)] = chi;
+      total += chi;
+    }
+    // Lemma M1: every graph output is written at least once.
+    for (int t : g_.graph_outputs()) total += static_cast<double>(p_.tensor(t).size());
+    return total;
+  }
+
+ private:
+  int64_t Size(int t) const { return p_.tensor(t).size(); }
+
+  // Lemma M3: a split root with reduction K runs at least two k-steps per tile in every
+  // subgraph: k <= native k < K (k_limit=native), or one step's slice of K elements plus a tile
+  // buffer would not fit (k_limit=reduction).
+  bool Forced(int o) const {
+    if (p_.op(o).type != OpType::kMatMul) return false;
+    const int64_t k = p_.reduction_extent(o);
+    if (modes_.k_limit == KLimit::kNative) return k > hw_.native_k();
+    return k + 1 > hw_.fast_memory_capacity;
+  }
+
+  // Contest rule 7b: a Pointwise op whose region has a proportional dimension must cover the
+  // whole axis in one tile, impossible when the axis is longer than the native tile.
+  bool Allowed(int o, const Role& r) const {
+    if (modes_.rules != Rules::kContest || p_.op(o).type != OpType::kPointwise) return true;
+    const Tensor& out = p_.tensor(p_.op(o).output);
+    if (IsProportional(r.rows) && out.height > hw_.native_h) return false;
+    if (IsProportional(r.cols) && out.width > hw_.native_w) return false;
+    return true;
+  }
+
+  // Every role each op can have in any subgraph, consumers before producers (Lemma M2).
+  void BuildRoles() {
+    const int n = p_.num_ops();
+    roles_.assign(static_cast<size_t>(n), {});
+    fusable_.assign(static_cast<size_t>(n), {});
+    const auto& order = g_.topo_order();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const int c = *it;
+      const Tensor& out = p_.tensor(p_.op(c).output);
+      RoleSet& rs = roles_[static_cast<size_t>(c)];
+      rs.Add({DimKind::kTile, DimKind::kTile, out.height, out.width, false, false});
+      for (const Use& u : uses_[static_cast<size_t>(p_.op(c).output)]) {
+        for (const Role& r : roles_[static_cast<size_t>(u.op)].roles) {
+          const Role d = Demanded(p_.op(u.op).type, u.slot, r, Forced(u.op));
+          if (Allowed(c, d)) rs.Add(d);
+        }
+      }
+    }
+    // An edge c -> e can be inside a subgraph only when every slot in which e reads c's output
+    // can be demanded of c in some role of e (Lemma M5).
+    for (int c = 0; c < n; ++c) {
+      for (int e : g_.successors(c)) {
+        bool ok = true;
+        for (const Use& u : uses_[static_cast<size_t>(p_.op(c).output)]) {
+          if (u.op != e) continue;
+          bool any = false;
+          for (const Role& r : roles_[static_cast<size_t>(e)].roles) {
+            any |= Allowed(c, Demanded(p_.op(e).type, u.slot, r, Forced(e)));
+          }
+          ok &= any;
+        }
+        if (ok) fusable_[static_cast<size_t>(c)].push_back(e);
+      }
+    }
+  }
+
+  bool Fusable(int c, int e) const {
+    const auto& f = fusable_[static_cast<size_t>(c)];
+    return std::find(f.begin(), f.end(), e) != f.end();
+  }
+
+  // Lemma M6 reachability: descendants, descendants over a path with an edge that can never be
+  // inside a subgraph, and ops reachable over fusable edges only; and Lemma M4's fan-out.
+  void BuildReachability() {
+    const int n = p_.num_ops();
+    multi_role_.assign(static_cast<size_t>(n), false);
+    const auto& order = g_.topo_order();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const int c = *it;
+      bool multi = uses_[static_cast<size_t>(p_.op(c).output)].size() >= 2;
+      for (int e : fusable_[static_cast<size_t>(c)]) multi = multi || multi_role_[static_cast<size_t>(e)];
+      multi_role_[static_cast<size_t>(c)] = multi;
+    }
+    have_reach_ = n <= kMaxReachOps;
+    if (!have_reach_) return;
+    reach_.assign(static_cast<size_t>(n), Bitset(n));
+    separated_.assign(static_cast<size_t>(n), Bitset(n));
+    sponsors_.assign(static_cast<size_t>(n), Bitset(n));
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const int c = *it;
+      const size_t ci = static_cast<size_t>(c);
+      reach_[ci].Set(c);
+      sponsors_[ci].Set(c);
+      for (int e : g_.successors(c)) {
+        const size_t ei = static_cast<size_t>(e);
+        reach_[ci].Or(reach_[ei]);
+        if (Fusable(c, e)) {
+          separated_[ci].Or(separated_[ei]);
+          sponsors_[ci].Or(sponsors_[ei]);
+        } else {
+          separated_[ci].Or(reach_[ei]);
+        }
+      }
+    }
+  }
+
+  // Lemma M6: op b can never be in the first subgraph of op a (b descends from a over a path
+  // with an edge that no subgraph can hold inside).
+  bool Excluded(int a, int b) const { return have_reach_ && separated_[static_cast<size_t>(a)].Test(b); }
+
+  // Lemma M7: two uses of a tensor can charge one subgraph's load of it only when some ops
+  // that pay for them (the op itself, or a fused descendant that recomputes it) can be first
+  // in one subgraph together.
+  bool CoCharge(int e1, int e2) const {
+    if (!have_reach_ || e1 == e2) return true;
+    const Bitset& s1 = sponsors_[static_cast<size_t>(e1)];
+    const Bitset& s2 = sponsors_[static_cast<size_t>(e2)];
+    if (s1.Intersects(s2)) return true;
+    bool found = false;
+    s1.ForEach([&](int a1) {
+      if (found) return;
+      s2.ForEach([&](int a2) {
+        if (!found && !Excluded(a1, a2) && !Excluded(a2, a1)) found = true;
+      });
+    });
+    return found;
+  }
+
+  void BuildShares() {
+    const int nt = p_.num_tensors();
+    alpha_load_.assign(static_cast<size_t>(nt), 1);
+    alpha_store_.assign(static_cast<size_t>(nt), 1);
+    for (int t = 0; t < nt; ++t) {
+      std::vector<int> readers;
+      for (const Use& u : uses_[static_cast<size_t>(t)]) {
+        if (std::find(readers.begin(), readers.end(), u.op) == readers.end()) readers.push_back(u.op);
+      }
+      if (readers.empty()) continue;
+      alpha_store_[static_cast<size_t>(t)] = 1.0 / static_cast<double>(readers.size());
+      // Largest set of readers that may all charge one subgraph's load (pairwise CoCharge):
+      // exhaustive for up to 12 readers, otherwise all of them.
+      const size_t m = readers.size();
+      size_t clique = m;
+      if (m <= 12) {
+        clique = 1;
+        for (uint32_t mask = 1; mask < (1u << m); ++mask) {
+          const size_t bits = static_cast<size_t>(__builtin_popcount(mask));
+          if (bits <= clique) continue;
+          bool ok = true;
+          for (size_t i = 0; i < m && ok; ++i) {
+            if (!(mask >> i & 1)) continue;
+            for (size_t j = i + 1; j < m && ok; ++j) {
+              if (mask >> j & 1) ok = CoCharge(readers[i], readers[j]);
+            }
+          }
+          if (ok) clique = bits;
+        }
+      }
+      alpha_load_[static_cast<size_t>(t)] = 1.0 / static_cast<double>(clique);
+    }
+  }
+
+  // Lemma M4: can some other demand of tensor t in the same subgraph use tile ranges along
+  // `rows` (true) or columns, so that a k-slice of t might equal a range the step before needed?
+  bool MayCoincide(int c, int t, Slot slot, const Role& r, bool along_rows, bool first) const {
+    const Tensor& tensor = p_.tensor(t);
+    // A tile range of t along an axis means t spans the grid along it.
+    if (along_rows && r.grid_h >= 0 && tensor.height != r.grid_h) return false;
+    if (!along_rows && r.grid_w >= 0 && tensor.width != r.grid_w) return false;
+    auto tile_capable = [&](int op, Slot s) {
+      if (p_.op(op).type == OpType::kPointwise) return true;
+      return along_rows ? s == Slot::kLhs : s == Slot::kRhs;
+    };
+    for (const Use& u : uses_[static_cast<size_t>(t)]) {
+      if (u.op == c && u.slot == slot) continue;
+      if (!tile_capable(u.op, u.slot)) continue;
+      if (u.op != c && first && Excluded(c, u.op)) continue;
+      return true;
+    }
+    // The op itself in another role of the same subgraph (only with a fan-out downstream).
+    return multi_role_[static_cast<size_t>(c)] && tile_capable(c, slot);
+  }
+
+  // Lemma M3/M4: how many times over the elements of t a subgraph where `c` (role r) reads t in
+  // `slot` must load, when t comes from slow memory.
+  double Multiplier(int c, int t, Slot slot, const Role& r, bool first) const {
+    const Role d = Demanded(p_.op(c).type, slot, r, Forced(c));
+    const double rows_grid = r.grid_h > 0 ? static_cast<double>(CeilDiv(r.grid_h, hw_.native_h)) : 1;
+    const double cols_grid = r.grid_w > 0 ? static_cast<double>(CeilDiv(r.grid_w, hw_.native_w)) : 1;
+    const bool rows_streamed = d.rows == DimKind::kSlice && d.rows_stream &&
+                               !MayCoincide(c, t, slot, r, /*along_rows=*/true, first);
+    const bool cols_streamed = d.cols == DimKind::kSlice && d.cols_stream &&
+                               !MayCoincide(c, t, slot, r, /*along_rows=*/false, first);
+    if (d.rows == DimKind::kTile && cols_streamed) return cols_grid;
+    if (d.cols == DimKind::kTile && rows_streamed) return rows_grid;
+    if (d.cols == DimKind::kFull && rows_streamed) return rows_grid * cols_grid;
+    if (d.rows == DimKind::kFull && cols_streamed) return rows_grid * cols_grid;
+    return 1;
+  }
+
+  // The charge of op c in role r (Lemmas M2-M7): per distinct operand the cheapest way it can
+  // arrive. `first`: in c's first subgraph (stores of loaded intermediates count, Lemma M6
+  // excludes descendants); otherwise c is recomputed there and only its loads count.
+  double OpCost(int c, const Role& r, bool first) const {
+    const Op& op = p_.op(c);
+    double total = 0;
+    std::vector<int> done;
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const int t = op.inputs[i];
+      if (std::find(done.begin(), done.end(), t) != done.end()) continue;
+      done.push_back(t);
+      std::vector<Slot> slots;
+      for (const Use& u : uses_[static_cast<size_t>(t)]) {
+        if (u.op == c) slots.push_back(u.slot);
+      }
+      const int producer = p_.producer(t);
+      const double size = static_cast<double>(Size(t));
+      // Loaded from slow memory (Lemma M3), after a store when produced by an op (Lemma M1).
+      double multiplier = 1;
+      for (Slot s : slots) multiplier = std::max(multiplier, Multiplier(c, t, s, r, first));
+      double best = alpha_load_[static_cast<size_t>(t)] * size * multiplier;
+      if (producer >= 0 && first) best += alpha_store_[static_cast<size_t>(t)] * size;
+      // Resident: retained by the previous subgraph, so it fits with room to spare.
+      if (producer >= 0 && Size(t) < hw_.fast_memory_capacity) best = 0;
+      // Computed inside by its producer (Lemma M5).
+      if (producer >= 0 && best > 0) {
+        double first_cost = 0, weak_cost = 0;
+        bool ok = true;
+        for (Slot s : slots) {
+          const Role d = Demanded(op.type, s, r, Forced(c));
+          const int at = roles_[static_cast<size_t>(producer)].Find(d.rows, d.cols);
+          if (at < 0 || !Allowed(producer, d)) {
+            ok = false;
+            break;
+          }
+          first_cost = std::max(first_cost, cost_first_[static_cast<size_t>(producer)][static_cast<size_t>(at)]);
+          weak_cost = std::max(weak_cost, cost_weak_[static_cast<size_t>(producer)][static_cast<size_t>(at)]);
+        }
+        if (ok) {
+          const double beta = 1.0 / static_cast<double>(ReaderCount(p_.op(producer).output));
+          const double excess = std::max(0.0, first_cost - chi_[static_cast<size_t>(producer)]);
+          best = std::min(best, beta * std::min(excess, weak_cost));
+        }
+      }
+      total += best;
+    }
+    return total;
+  }
+
+  size_t ReaderCount(int t) const {
+    std::vector<int> readers;
+    for (const Use& u : uses_[static_cast<size_t>(t)]) {
+      if (std::find(readers.begin(), readers.end(), u.op) == readers.end()) readers.push_back(u.op);
+    }
+    return std::max<size_t>(1, readers.size());
+  }
+
+  const Problem& p_;
+  const CostModes& modes_;
+  const Graph& g_;
+  const Hardware& hw_;
+  std::vector<std::vector<Use>> uses_;
+  std::vector<RoleSet> roles_;
+  std::vector<std::vector<int>> fusable_;
+  std::vector<bool> multi_role_;
+  bool have_reach_ = false;
+  std::vector<Bitset> reach_, separated_, sponsors_;
+  std::vector<double> alpha_load_, alpha_store_;
+  std::vector<std::vector<double>> cost_first_, cost_weak_;
+  std::vector<double> chi_;
+};
+
+}  // namespace
+
+double TrafficLowerBound(const Problem& problem, const CostModes& modes) {
+  return TrafficBound(problem, modes).Run();
+}
+
 LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes) {
   LowerBounds bounds;
   for (int o = 0; o < problem.num_ops(); ++o) {
@@ -26,7 +463,9 @@ LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes) {
   int64_t traffic = 0;
   for (int t : problem.graph().graph_inputs()) traffic += problem.tensor(t).size();
   for (int t : problem.graph().graph_outputs()) traffic += problem.tensor(t).size();
-  bounds.io = static_cast<double>(traffic) / problem.hardware().slow_memory_bandwidth;
+  const double bandwidth = problem.hardware().slow_memory_bandwidth;
+  bounds.io = static_cast<double>(traffic) / bandwidth;
+  bounds.traffic = TrafficLowerBound(problem, modes) / bandwidth;
   return bounds;
 }
 

@@ -1,12 +1,20 @@
-// Lower bounds on any valid schedule's total latency (used by `info`, results and tests).
+// Lower bounds on any valid schedule's total latency (docs/bounds.md states and proves them).
 //
-// Entry point: ComputeLowerBounds(problem, modes). Compute: every op computed once, each
-// dimension paying exactly d / native (SPEC.md section 5; a padded spatial dimension only
-// costs more). I/O: every graph input read once and every graph output written once. Any
-// schedule's total is at least the larger of the two, since a step costs at least its compute
-// and at least its traffic.
+// Entry point: ComputeLowerBounds(problem, modes). Three bounds, each valid for every schedule
+// that the evaluator accepts under `modes`:
+//   compute: every op computed once over its whole output, each dimension paying exactly
+//            d / native (SPEC.md section 5);
+//   io:      every graph input read once, every graph output written once (the old bound);
+//   traffic: the memory-traffic bound of docs/bounds.md: per op, the elements its first
+//            subgraph must load (MatMul operands re-streamed once per tile row or column when
+//            the reduction is split; operands of recomputed producers), the stores of tensors
+//            that cross subgraphs, and the graph outputs, divided by the bandwidth.
+// Any schedule's total is at least each of them, since a step costs at least its compute and
+// at least its traffic; best() is the largest.
 #ifndef TILESCHED_LOWER_BOUND_H_
 #define TILESCHED_LOWER_BOUND_H_
+
+#include <cstdint>
 
 #include "tilesched/cost_model.h"
 #include "tilesched/problem.h"
@@ -16,13 +24,27 @@ namespace tilesched {
 struct LowerBounds {
   double compute = 0;
   double io = 0;
-  double best() const { return compute > io ? compute : io; }
+  double traffic = 0;
+  double best() const {
+    const double m = compute > io ? compute : io;
+    return traffic > m ? traffic : m;
+  }
+  // The bound of the first release (compute or graph I/O), kept because the beam search
+  // normalizes its scores by it.
+  double simple() const { return compute > io ? compute : io; }
 };
 
 // Compute cost of op o computed once in full.
 double OpComputeOnce(const Problem& problem, int o, MatmulReduction mode);
 
+// Elements every schedule moves between slow and fast memory at least (Lemmas M1-M7 of
+// docs/bounds.md); traffic = this / bandwidth.
+double TrafficLowerBound(const Problem& problem, const CostModes& modes);
+
 LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes);
+
+// The gap of a schedule's latency to a lower bound: latency / bound - 1 (0 when both are 0).
+double Gap(double latency, double bound);
 
 }  // namespace tilesched
 
