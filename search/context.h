@@ -37,6 +37,14 @@ class Incumbent {
       : problem_(problem), modes_(modes), observer_(observer), verify_(verify) {}
   // Keeps `draft` when it beats the incumbent; true if kept.
   bool Offer(const Draft& draft, const std::string& by);
+  // Sets `*reached` once a kept draft's total is at most `target` (the early stop of
+  // SearchOptions::gap); `bound` is the lower bound debug builds check every draft against.
+  void SetTarget(double bound, double target, std::atomic<bool>* reached) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    bound_ = bound;
+    target_ = target;
+    reached_ = reached;
+  }
   std::optional<Draft> Best() const;
   double BestTotal() const;
   std::string BestBy() const;
@@ -49,12 +57,16 @@ class Incumbent {
   mutable std::mutex mutex_;
   std::optional<Draft> best_;
   std::string best_by_;
+  double bound_ = 0;
+  double target_ = -1;
+  std::atomic<bool>* reached_ = nullptr;
 };
 
 // When to stop: a deadline, an external stop request, or a work budget (checked by strategies).
 class Budget {
  public:
-  Budget(double seconds, const std::atomic<bool>* stop);
+  // `stop` (an external request) and `done` (the gap was reached) may be null.
+  Budget(double seconds, const std::atomic<bool>* stop, const std::atomic<bool>* done = nullptr);
   bool Expired() const;
   double Elapsed() const;
   double Remaining() const;  // seconds; infinity without a deadline
@@ -64,6 +76,7 @@ class Budget {
   std::chrono::steady_clock::time_point start_, deadline_;
   bool has_deadline_;
   const std::atomic<bool>* stop_;
+  const std::atomic<bool>* done_;
 };
 
 // Lines of a run's report (what each strategy did), collected from any thread.

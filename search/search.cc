@@ -27,15 +27,11 @@ bool Incumbent::Offer(const Draft& draft, const std::string& by) {
     confirmed.total = evaluation->total;
   }
   if (best_ && confirmed.total >= best_->total) return false;
-#ifndef NDEBUG
   // A valid schedule below the lower bound would mean the bound is wrong (docs/bounds.md).
-  if (verify_) {
-    const double bound = ComputeLowerBounds(problem_, modes_).best();
-    assert(confirmed.total >= bound * (1 - 1e-9));
-  }
-#endif
+  assert(!verify_ || confirmed.total >= bound_ * (1 - 1e-9));
   best_ = std::move(confirmed);
   best_by_ = by;
+  if (reached_ && best_->total <= target_) reached_->store(true);
   if (observer_) observer_->Improved(ToSchedule(*best_), best_->total, by);
   return true;
 }
@@ -55,14 +51,15 @@ std::string Incumbent::BestBy() const {
   return best_by_;
 }
 
-Budget::Budget(double seconds, const std::atomic<bool>* stop)
-    : start_(std::chrono::steady_clock::now()), has_deadline_(seconds > 0), stop_(stop) {
+Budget::Budget(double seconds, const std::atomic<bool>* stop, const std::atomic<bool>* done)
+    : start_(std::chrono::steady_clock::now()), has_deadline_(seconds > 0), stop_(stop), done_(done) {
   deadline_ = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                            std::chrono::duration<double>(has_deadline_ ? seconds : 0));
 }
 
 bool Budget::Expired() const {
   if (stop_ && stop_->load(std::memory_order_relaxed)) return true;
+  if (done_ && done_->load(std::memory_order_relaxed)) return true;
   return has_deadline_ && std::chrono::steady_clock::now() >= deadline_;
 }
 
@@ -181,7 +178,10 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
     threads.emplace(tbb::global_control::max_allowed_parallelism,
                     static_cast<size_t>(options.threads));
   }
-  const Budget budget(options.time_limit, hooks.stop);
+  // Early stop (SearchOptions::gap): the run ends once the incumbent is within the gap.
+  const double bound = ComputeLowerBounds(problem, options.modes).best();
+  std::atomic<bool> reached{false};
+  const Budget budget(options.time_limit, hooks.stop, &reached);
   // The caches live on the heap so that a run stopped by a signal can skip freeing them: the
   // process is about to exit, and returning millions of small blocks to malloc would delay
   // the final write by tens of milliseconds.
@@ -197,6 +197,8 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   PlanCache& plans = caches->plans;
   ModelCoster& coster = caches->coster;
   Incumbent incumbent(problem, options.modes, observer);
+  // A relative 1e-9 absorbs rounding of totals that equal the bound.
+  incumbent.SetTarget(bound, options.gap < 0 ? -1 : bound * (1 + options.gap) * (1 + 1e-9), &reached);
   // The first answer: one op per subgraph (fails only when some op fits nowhere).
   auto first = SingletonDraft(problem, plans, coster);
   if (!first.ok()) return first.status();
@@ -219,6 +221,14 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   result.evaluations = coster.evaluations();
   result.seconds = budget.Elapsed();
   result.report = journal.Lines();
+  result.lower_bound = bound;
+  result.gap = Gap(result.total, bound);
+  result.optimal = result.total <= bound * (1 + 1e-9);
+  result.reached_gap = reached.load();
+  if (result.reached_gap) {
+    result.report.push_back("stopped at " + std::to_string(result.seconds) +
+                            " s: within the gap of the lower bound " + std::to_string(bound));
+  }
   return result;
 }
 

@@ -38,7 +38,9 @@ double OpComputeOnce(const Problem& problem, int o, MatmulReduction mode) {
 
 double Gap(double latency, double bound) {
   if (bound <= 0) return latency <= 0 ? 0 : std::numeric_limits<double>::infinity();
-  return std::max(0.0, latency / bound - 1);
+  // Latencies that equal the bound up to rounding (relative 1e-9, as rule 3.9) have no gap.
+  if (latency <= bound * (1 + 1e-9)) return 0;
+  return latency / bound - 1;
 }
 
 namespace {

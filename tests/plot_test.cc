@@ -32,7 +32,7 @@ bool ToolsRequired() { return std::getenv("TILESCHED_REQUIRE_TOOLS") != nullptr;
 
 const char kHeader[] =
     "point,of,problem,capacity,bandwidth,native,rules,matmul_reduction,k_limit,seed,strategy,"
-    "status,latency,lower_bound,ratio,subgraphs,compute_bound_share,wall_s,message\n";
+    "status,latency,lower_bound,ratio,gap,subgraphs,compute_bound_share,wall_s,message\n";
 
 // One sweep row; `problem` is a path as `tilesched sweep` writes it.
 std::string Row(int point, const std::string& problem, int capacity, int bandwidth,
@@ -40,7 +40,7 @@ std::string Row(int point, const std::string& problem, int capacity, int bandwid
                 const std::string& message = "") {
   return std::to_string(point) + ",8," + problem + "," + std::to_string(capacity) + "," +
          std::to_string(bandwidth) + ",128,contest,full_k,native,1,portfolio," + status + "," +
-         latency + "," + std::to_string(lower_bound) + ",1.5,3,0.25,0.1," + message + "\n";
+         latency + "," + std::to_string(lower_bound) + ",1.5,0.5,3,0.25,0.1," + message + "\n";
 }
 
 // Two problems over three capacities (one point failed), listed out of x order.

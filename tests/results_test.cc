@@ -84,7 +84,7 @@ TEST(ResultsLibrary, MalformedGoldenTableIsAOneLineError) {
   const Case cases[] = {
       {"bench,latency\n1,abc\n", "g.csv line 2: latency: expected a number, got 'abc'"},
       {"bench,latency\nx,100\n", "g.csv line 2: bench: expected a non-negative integer, got 'x'"},
-      {"# c\nbench,latency\n1\n", "g.csv line 3: expected 2 fields (bench,latency), got 1"},
+      {"# c\nbench,latency\n1\n", "g.csv line 3: expected 5 fields (bench,latency,lower_bound,gap,proven) or 2 (bench,latency), got 1"},
       {"bench,latency\n1,\"100\n", "g.csv line 2: a quoted field is never closed"},
   };
   for (const Case& c : cases) {

@@ -237,7 +237,7 @@ TEST(SweepRows, SchemaIsTheDocumentedOne) {
   for (const std::string& c : SweepColumns()) header += (header.empty() ? "" : ",") + c;
   EXPECT_EQ(header,
             "point,of,problem,capacity,bandwidth,native,rules,matmul_reduction,k_limit,seed,"
-            "strategy,status,latency,lower_bound,ratio,subgraphs,compute_bound_share,wall_s,message");
+            "strategy,status,latency,lower_bound,ratio,gap,subgraphs,compute_bound_share,wall_s,message");
   EXPECT_EQ(SweepHeader(SweepFormat::kCsv), header + "\n");
   EXPECT_EQ(SweepHeader(SweepFormat::kJsonl), "");
   EXPECT_EQ(SweepColumns()[kSweepKeyColumns - 1], "strategy");

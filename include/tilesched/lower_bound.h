@@ -43,7 +43,8 @@ double TrafficLowerBound(const Problem& problem, const CostModes& modes);
 
 LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes);
 
-// The gap of a schedule's latency to a lower bound: latency / bound - 1 (0 when both are 0).
+// The gap of a schedule's latency to a lower bound: latency / bound - 1, and 0 when the
+// latency equals the bound up to a relative 1e-9 (or both are 0).
 double Gap(double latency, double bound);
 
 }  // namespace tilesched

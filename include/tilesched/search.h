@@ -45,6 +45,10 @@ struct SearchOptions {
   int64_t iterations = 0;
   int threads = 0;  // 0 = all hardware threads
   uint64_t seed = 1;
+  // Stop as soon as the best schedule is within this relative gap of the lower bound
+  // (docs/bounds.md): 0 stops when it is proven optimal, 0.01 within 1%; negative never stops
+  // early.
+  double gap = 0;
 
   // Beam search.
   int beam_width = 16;        // states kept per layer (the portfolio widens it while time lasts)
@@ -99,6 +103,10 @@ struct SearchResult {
   int64_t evaluations = 0;
   double seconds = 0;
   std::vector<std::string> report;  // one line per strategy phase
+  double lower_bound = 0;  // ComputeLowerBounds(problem, modes).best()
+  double gap = 0;          // total / lower_bound - 1
+  bool optimal = false;    // the total equals the lower bound: proven optimal
+  bool reached_gap = false;  // the run stopped early because the gap was reached
 };
 
 // How a caller watches and steers a run; every member may be null.

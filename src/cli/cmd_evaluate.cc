@@ -39,8 +39,9 @@ void PrintHuman(const Schedule& schedule, const Evaluation& ev,
   table.Print(std::cout, {false, true, true, true});
   std::cout << "\ntotal latency: " << FormatNumber(ev.total) << "\n"
             << "lower bound:   " << FormatNumber(bounds.best()) << " (compute "
-            << FormatNumber(bounds.compute) << ", I/O " << FormatNumber(bounds.io) << ")"
-            << "; ratio " << FormatNumber(ev.total / bounds.best(), 3) << "\n";
+            << FormatNumber(bounds.compute) << ", I/O " << FormatNumber(bounds.io) << ", traffic "
+            << FormatNumber(bounds.traffic) << "); ratio " << FormatNumber(ev.total / bounds.best(), 3)
+            << (ev.total <= bounds.best() * (1 + 1e-9) ? " (optimal)" : "") << "\n";
   for (const std::string& w : ev.warnings) std::cout << "warning: " << w << "\n";
 }
 

@@ -53,6 +53,8 @@ void PrintHuman(const Problem& problem, const LowerBounds& bounds, const CostMod
             << "lower bounds (" << ModesString(modes) << "):\n"
             << "  compute (every op once at native tiles): " << FormatNumber(bounds.compute) << "\n"
             << "  I/O (inputs read and outputs written once): " << FormatNumber(bounds.io) << "\n"
+            << "  traffic (loads and stores every schedule needs, docs/bounds.md): "
+            << FormatNumber(bounds.traffic) << "\n"
             << "  lower bound: " << FormatNumber(bounds.best()) << "\n";
 }
 
@@ -63,7 +65,7 @@ int RunInfo(int argc, char** argv, int first) {
   options.push_back({"json", "", "print machine-readable JSON instead of tables"});
   Args args("info", "PROBLEM.json [options]",
             "Lists a problem's ops, tensors (shapes, roles), graph inputs and outputs, and the\n"
-            "compute and I/O lower bounds on any schedule's latency.",
+            "compute, I/O and traffic lower bounds on any schedule's latency (docs/bounds.md).",
             options, 1, 1);
   if (Status s = args.Parse(argc, argv, first); !s.ok()) return Fail("info", s.message(), kExitUsage);
   if (args.help()) {

@@ -16,11 +16,15 @@ int RunSchedule(int argc, char** argv, int first) {
                  {"output", "OUT.json", "write the schedule here (default: stdout)", "-o"});
   options.push_back({"quiet", "", "no progress output on stderr"});
   options.push_back({"verbose", "", "print what each strategy did (moves, beams) on stderr"});
+  options.push_back({"summary", "FILE", "write the outcome as JSON: latency, lower_bound, gap, "
+                                        "optimal, found_by, time_s, modes"});
   Args args("schedule", "PROBLEM.json [-o OUT.json] [options]",
             "Searches for the lowest-latency valid schedule of PROBLEM.json within a time or\n"
             "work budget, using all cores. The best schedule so far is kept in OUT.json (atomic\n"
             "replace on every improvement; SIGTERM or SIGINT stops the search with the best\n"
-            "written). Without --time-limit or --iterations the budget is 10 seconds.",
+            "written). Without --time-limit or --iterations the budget is 10 seconds. The run\n"
+            "stops early once the best schedule is within --gap of the lower bound (default 0:\n"
+            "when it is proven optimal; docs/bounds.md); the last line reports bound and gap.",
             options, 1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto search_options = SearchOptionsFromArgs(args);
@@ -34,6 +38,7 @@ int RunSchedule(int argc, char** argv, int first) {
   runner.output = args.Get("output");
   runner.progress = !args.Has("quiet");
   runner.verbose = args.Has("verbose");
+  runner.summary = args.Get("summary");
   return RunScheduler(*problem, opts, runner);
 }
 

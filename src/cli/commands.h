@@ -7,6 +7,7 @@ namespace tilesched::cli {
 // argv[first] is the first argument after the subcommand name.
 int RunEvaluate(int argc, char** argv, int first);
 int RunInfo(int argc, char** argv, int first);
+int RunBound(int argc, char** argv, int first);
 int RunSchedule(int argc, char** argv, int first);
 int RunResults(int argc, char** argv, int first);
 int RunSweep(int argc, char** argv, int first);

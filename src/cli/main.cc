@@ -18,6 +18,7 @@ const Command kCommands[] = {
     {"schedule", tilesched::cli::RunSchedule, "search for the best schedule of a problem"},
     {"evaluate", tilesched::cli::RunEvaluate, "check a solution and print its latency breakdown"},
     {"info", tilesched::cli::RunInfo, "describe a problem and its lower bounds"},
+    {"bound", tilesched::cli::RunBound, "print the lower bound on any schedule's latency"},
     {"results", tilesched::cli::RunResults, "run the contest benchmarks and write the results table"},
     {"sweep", tilesched::cli::RunSweep, "re-schedule problems over a grid of hardware parameters"},
     {"merge", tilesched::cli::RunMerge, "join sweep shard files, checking every point once"},

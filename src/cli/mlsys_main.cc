@@ -21,7 +21,9 @@ int main(int argc, char** argv) {
   options.push_back({"quiet", "", "no progress output on stderr"});
   Args args("mlsys", "IN.json OUT.json [options]",
             "Contest entry point: schedules IN.json and writes the solution to OUT.json.\n"
-            "Default budget: the contest tier for the problem's op count minus a margin.",
+            "Default budget: the contest tier for the problem's op count minus a margin; the run\n"
+            "ends earlier once the schedule is proven optimal (its latency equals the lower\n"
+            "bound of docs/bounds.md; --gap G stops within G of it).",
             options, 2, 2);
   if (auto code = ParseCommandLine(args, argc, argv, 1)) return *code;
   auto problem = LoadProblem(args.positional()[0]);

@@ -16,6 +16,7 @@
 #include "tilesched/file_util.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
+#include "tilesched/summary_json.h"
 #include "tilesched/search.h"
 #include "tilesched/table.h"
 
@@ -147,15 +148,31 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
   if (runner.verbose) {
     for (const std::string& line : result->report) std::cerr << "  " << line << "\n";
   }
+  const bool optimal = evaluation->total <= result->lower_bound * (1 + 1e-9);
+  if (!runner.summary.empty()) {
+    ScheduleSummary summary;
+    summary.latency = evaluation->total;
+    summary.lower_bound = result->lower_bound;
+    summary.gap = Gap(evaluation->total, result->lower_bound);
+    summary.optimal = optimal;
+    summary.found_by = result->found_by;
+    summary.time_s = result->seconds;
+    summary.subgraphs = static_cast<int>(result->schedule.subgraphs.size());
+    summary.modes = options.modes;
+    if (Status s = WriteFileAtomic(runner.summary, ScheduleSummaryToJson(summary)); !s.ok()) {
+      return Fail(runner.command, s.message(), kExitUsage);
+    }
+  }
   if (runner.progress) {
-    const LowerBounds bounds = ComputeLowerBounds(problem, options.modes);
-    std::cerr << (StopFlag().load() ? "stopped" : "done") << " after " << FormatNumber(result->seconds, 2)
-              << "s: latency " << FormatNumber(evaluation->total) << " (" << result->found_by
-              << "), " << result->schedule.subgraphs.size() << " subgraphs, lower bound "
-              << FormatNumber(bounds.best()) << ", ratio "
-              << FormatNumber(evaluation->total / bounds.best(), 3) << ", "
-              << FormatCount(result->evaluations) << " configurations"
-              << (runner.output.empty() ? "" : "; written to " + runner.output) << "\n";
+    const std::string how = StopFlag().load() ? "stopped" : result->reached_gap ? "solved" : "done";
+    std::cerr << how << " after " << FormatNumber(result->seconds, 2) << "s: latency "
+              << FormatNumber(evaluation->total) << " (" << result->found_by << "), "
+              << result->schedule.subgraphs.size() << " subgraphs, lower bound "
+              << FormatNumber(result->lower_bound) << ", gap "
+              << FormatNumber(100 * Gap(evaluation->total, result->lower_bound), 2) << "%"
+              << (optimal ? " (optimal)" : "") << ", " << FormatCount(result->evaluations)
+              << " configurations" << (runner.output.empty() ? "" : "; written to " + runner.output)
+              << "\n";
   }
   return kExitOk;
 }

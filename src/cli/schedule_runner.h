@@ -15,6 +15,7 @@ struct RunnerOptions {
   std::string output;     // empty: print the schedule to stdout at the end
   bool progress = true;   // progress lines on stderr
   bool verbose = false;   // the search's report (what each strategy did) on stderr
+  std::string summary;    // when set: the run's outcome as JSON (latency, bound, gap, ...)
   std::string command = "schedule";
 };
 

@@ -14,6 +14,8 @@ std::vector<Option> SearchOptionFlags() {
       {"threads", "N", "worker threads (default: all cores)"},
       {"seed", "N", "random seed (default 1)"},
       {"beam-width", "N", "beam states per layer (default 16)"},
+      {"gap", "G", "stop once within relative gap G of the lower bound (default 0: when proven "
+                   "optimal; negative: never)"},
       {"config", "FILE", "search preset (JSON object; keys as in configs/README.md)"},
   };
   for (const Option& o : ModeOptions()) options.push_back(o);
@@ -68,6 +70,9 @@ Result<search::SearchOptions> SearchOptionsFromArgs(const Args& args, search::Se
   if (!width.ok()) return width.status();
   if (*width < 1) return Status::Error("--beam-width must be at least 1");
   options.beam_width = static_cast<int>(*width);
+  auto gap = args.GetDouble("gap", options.gap);
+  if (!gap.ok()) return gap.status();
+  options.gap = *gap;
   auto modes = ModesFromArgs(args, options.modes);
   if (!modes.ok()) return modes.status();
   options.modes = *modes;

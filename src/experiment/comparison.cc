@@ -65,7 +65,7 @@ std::string ReachCell(const std::optional<double>& seconds, bool exact) {
 const std::vector<std::string>& Header() {
   static const std::vector<std::string> header = {
       "problem", "strategy", "best", "median", "worst", "ratio to best", "to 1% s", "evals/s",
-      "time s", "lower bound"};
+      "time s", "lower bound", "best / bound"};
   return header;
 }
 
@@ -80,7 +80,8 @@ std::vector<std::string> Cells(const ComparisonRow& r) {
           ReachCell(s.time_to_within, /*exact=*/false),
           FormatCount(static_cast<int64_t>(s.evaluations_per_second + 0.5)),
           FormatNumber(s.seconds, 3),
-          FormatNumber(r.lower_bound)};
+          FormatNumber(r.lower_bound),
+          r.lower_bound > 0 ? FormatNumber(r.summary.latency.best / r.lower_bound, 3) : "-"};
 }
 
 // One search run, its latency as Evaluate() reports it, and its improvement timeline.
@@ -134,14 +135,15 @@ std::string RenderComparison(const ComparisonTable& table, const std::string& fo
   std::ostringstream out;
   if (format == "csv") {
     out << "problem,strategy,runs,best,median,worst,ratio_to_best,time_to_1pct_s,"
-           "evaluations_per_s,seconds,lower_bound\n";
+           "evaluations_per_s,seconds,lower_bound,ratio_to_bound\n";
     for (const ComparisonRow& r : rows) {
       const StrategySummary& s = r.summary;
       out << r.problem << "," << r.strategy << "," << s.runs << "," << Exact(s.latency.best)
           << "," << Exact(s.latency.median) << "," << Exact(s.latency.worst) << ","
           << Exact(r.ratio_to_best) << "," << ReachCell(s.time_to_within, /*exact=*/true) << ","
           << Exact(s.evaluations_per_second) << "," << Exact(s.seconds) << ","
-          << Exact(r.lower_bound) << "\n";
+          << Exact(r.lower_bound) << ","
+          << (r.lower_bound > 0 ? Exact(s.latency.best / r.lower_bound) : "") << "\n";
     }
   } else if (format == "markdown") {
     out << caption << "\n\n|";

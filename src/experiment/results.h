@@ -52,6 +52,8 @@ struct BenchmarkRow {
   double latency = 0, lower_bound = 0, seconds = 0;
   size_t subgraphs = 0;
   std::string found_by;
+  double gap = 0;        // latency / lower_bound - 1
+  bool optimal = false;  // latency equals the lower bound: proven optimal
 };
 
 // Fails on an unreadable benchmark or a failed search; a result Evaluate() rejects sets
@@ -63,7 +65,8 @@ Result<std::vector<BenchmarkRow>> RunBenchmarks(const BenchmarkRequest& request,
 std::string ResultsMarkdown(const BenchmarkRequest& request, const std::vector<BenchmarkRow>& rows,
                             const std::string& date);
 
-// "# ...\nbench,latency\n1,367001.6...\n" (17 significant digits).
+// "# ...\nbench,latency,lower_bound,gap,proven\n1,367001.6...,367001.6...,0,1\n" (17 significant
+// digits). CheckGolden also reads the older two-column form (bench,latency).
 std::string GoldenCsv(const BenchmarkRequest& request, const std::vector<BenchmarkRow>& rows);
 
 struct GoldenCheck {

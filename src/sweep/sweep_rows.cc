@@ -26,7 +26,7 @@ constexpr ColumnInfo kColumns[] = {
     {"rules", false},      {"matmul_reduction", false},
     {"k_limit", false},    {"seed", true},        {"strategy", false},
     {"status", false},     {"latency", true},     {"lower_bound", true},
-    {"ratio", true},       {"subgraphs", true},   {"compute_bound_share", true},
+    {"ratio", true},       {"gap", true},         {"subgraphs", true},   {"compute_bound_share", true},
     {"wall_s", true},      {"message", false},
 };
 constexpr size_t kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);

@@ -17,7 +17,7 @@
 namespace tilesched::sweep {
 
 // point,of,problem,capacity,bandwidth,native,rules,matmul_reduction,k_limit,seed,strategy,
-// status,latency,lower_bound,ratio,subgraphs,compute_bound_share,wall_s,message
+// status,latency,lower_bound,ratio,gap,subgraphs,compute_bound_share,wall_s,message
 const std::vector<std::string>& SweepColumns();
 // Index of `column` in SweepColumns() (asserts it exists).
 size_t SweepColumn(const std::string& column);

@@ -95,6 +95,7 @@ std::optional<SweepRow> RunSweepPoint(const Problem& base, const std::string& na
   const double latency = evaluation->total;
   Set(&row, "latency", ShortestNumber(latency));
   if (bound > 0) Set(&row, "ratio", Fixed(latency / bound, 6));
+  if (bound > 0) Set(&row, "gap", Fixed(Gap(latency, bound), 6));
   Set(&row, "subgraphs", std::to_string(evaluation->subgraphs.size()));
   if (latency > 0) Set(&row, "compute_bound_share", Fixed(compute_bound / latency, 6));
   return finish("ok", "");

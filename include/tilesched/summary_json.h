@@ -1,0 +1,34 @@
+// JSON of lower bounds and of a scheduling run's outcome (docs/bounds.md).
+//
+// Entry points: LowerBoundsToJson(bounds, modes, seconds) is what `tilesched bound --json`
+// prints; ScheduleSummaryToJson(summary) is the file `tilesched schedule --summary FILE` writes.
+#ifndef TILESCHED_SUMMARY_JSON_H_
+#define TILESCHED_SUMMARY_JSON_H_
+
+#include <string>
+
+#include "tilesched/cost_model.h"
+#include "tilesched/lower_bound.h"
+
+namespace tilesched {
+
+// {"lower_bound", "compute", "io", "traffic", "modes", "time_s"}
+std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds);
+
+struct ScheduleSummary {
+  double latency = 0;
+  double lower_bound = 0;
+  double gap = 0;
+  bool optimal = false;  // latency equals the lower bound (proven)
+  std::string found_by;
+  double time_s = 0;
+  int subgraphs = 0;
+  CostModes modes;
+};
+
+// {"latency", "lower_bound", "gap", "optimal", "found_by", "time_s", "subgraphs", "modes"}
+std::string ScheduleSummaryToJson(const ScheduleSummary& summary);
+
+}  // namespace tilesched
+
+#endif  // TILESCHED_SUMMARY_JSON_H_

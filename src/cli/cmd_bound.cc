@@ -1,0 +1,43 @@
+// `tilesched bound`: the lower bound on any valid schedule's latency (docs/bounds.md).
+#include <chrono>
+#include <iostream>
+
+#include "args.h"
+#include "commands.h"
+#include "tilesched/io.h"
+#include "tilesched/lower_bound.h"
+#include "tilesched/summary_json.h"
+#include "tilesched/table.h"
+
+namespace tilesched::cli {
+
+int RunBound(int argc, char** argv, int first) {
+  std::vector<Option> options = ModeOptions();
+  options.push_back({"json", "", "print JSON: lower_bound, compute, io, traffic, modes, time_s"});
+  Args args("bound", "PROBLEM.json [--json] [mode flags]",
+            "Prints a lower bound on the total latency of every valid schedule of PROBLEM.json\n"
+            "under the chosen modes: the largest of the compute bound (every op once), the I/O\n"
+            "bound (graph inputs and outputs once) and the traffic bound (docs/bounds.md). A\n"
+            "schedule whose latency equals it is optimal.",
+            options, 1, 1);
+  if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
+  auto modes = ModesFromArgs(args);
+  if (!modes.ok()) return Fail("bound", modes.status().message(), kExitUsage);
+  auto problem = LoadProblem(args.positional()[0]);
+  if (!problem.ok()) return Fail("bound", problem.status().message(), kExitUsage);
+  const auto start = std::chrono::steady_clock::now();
+  const LowerBounds bounds = ComputeLowerBounds(*problem, *modes);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (args.Has("json")) {
+    std::cout << LowerBoundsToJson(bounds, *modes, seconds);
+    return kExitOk;
+  }
+  std::cout << "lower bound " << FormatNumber(bounds.best()) << " (" << ModesString(*modes) << ")\n"
+            << "  compute: " << FormatNumber(bounds.compute) << "\n"
+            << "  I/O:     " << FormatNumber(bounds.io) << "\n"
+            << "  traffic: " << FormatNumber(bounds.traffic) << "\n"
+            << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
+  return kExitOk;
+}
+
+}  // namespace tilesched::cli

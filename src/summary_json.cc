@@ -1,0 +1,33 @@
+// Bound and run-summary JSON.
+#include "tilesched/summary_json.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tilesched {
+
+namespace {
+
+nlohmann::json ModesObject(const CostModes& modes) {
+  return {{"rules", RulesName(modes.rules)},
+          {"matmul_reduction", MatmulReductionName(modes.matmul_reduction)},
+          {"k_limit", KLimitName(modes.k_limit)}};
+}
+
+}  // namespace
+
+std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds) {
+  const nlohmann::json out = {{"lower_bound", bounds.best()}, {"compute", bounds.compute},
+                              {"io", bounds.io},          {"traffic", bounds.traffic},
+                              {"modes", ModesObject(modes)}, {"time_s", seconds}};
+  return out.dump(2) + "\n";
+}
+
+std::string ScheduleSummaryToJson(const ScheduleSummary& s) {
+  const nlohmann::json out = {{"latency", s.latency},   {"lower_bound", s.lower_bound},
+                              {"gap", s.gap},           {"optimal", s.optimal},
+                              {"found_by", s.found_by}, {"time_s", s.time_s},
+                              {"subgraphs", s.subgraphs}, {"modes", ModesObject(s.modes)}};
+  return out.dump(2) + "\n";
+}
+
+}  // namespace tilesched
