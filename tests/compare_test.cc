@@ -165,11 +165,11 @@ std::vector<CsvRow> ParseCsv(const std::string& text) {
   if (lines.empty()) return rows;
   EXPECT_EQ(lines[0],
             "problem,strategy,runs,best,median,worst,ratio_to_best,time_to_1pct_s,"
-            "evaluations_per_s,seconds,lower_bound");
+            "evaluations_per_s,seconds,lower_bound,ratio_to_bound");
   for (size_t i = 1; i < lines.size(); ++i) {
     const std::vector<std::string> c = Split(lines[i], ',');
-    EXPECT_EQ(c.size(), 11u) << lines[i];
-    if (c.size() != 11) continue;
+    EXPECT_EQ(c.size(), 12u) << lines[i];
+    if (c.size() != 12) continue;
     rows.push_back({c[0], c[1], std::stoi(c[2]), std::stod(c[3]), std::stod(c[4]),
                     std::stod(c[5]), std::stod(c[6]), std::stod(c[10])});
   }

@@ -120,7 +120,7 @@ TEST(PlotCsv, ErrorsNameTheFileLineAndColumn) {
       {"missing column", no_latency_column, "sweep.csv line 1: the header has no 'latency' column"},
       {"duplicate column", "problem,problem\n", "sweep.csv line 1: column 'problem' appears twice"},
       {"short row", std::string(kHeader) + "0,1,p.json,100\n",
-       "sweep.csv line 2: expected 19 fields like the header, got 4"},
+       "sweep.csv line 2: expected 20 fields like the header, got 4"},
       {"bad latency", std::string(kHeader) + Row(0, "p.json", 1, 1, "ok", "fast", 1),
        "sweep.csv line 2: latency: expected a number, got 'fast'"},
       {"infinite latency", std::string(kHeader) + Row(0, "p.json", 1, 1, "ok", "inf", 1),

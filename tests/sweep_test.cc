@@ -226,7 +226,8 @@ SweepRow Row(int64_t point, int64_t of, const std::string& status = "ok") {
   const std::vector<std::string> cells = {
       "mlsys-2026-1", "20000", "20", "128", "contest", "full_k", "native", "1", "portfolio",
       status, status == "ok" ? "419430.4000000001" : "", "112000",
-      status == "ok" ? "3.744914" : "", status == "ok" ? "5" : "", status == "ok" ? "0.000000" : "",
+      status == "ok" ? "3.744914" : "", status == "ok" ? "2.744914" : "",
+      status == "ok" ? "5" : "", status == "ok" ? "0.000000" : "",
       "0.036", status == "ok" ? "" : "op 0 (MatMul), tile \"1x1\": too big"};
   for (size_t c = 0; c < cells.size(); ++c) row.cells[c + 2] = cells[c];
   return row;
@@ -306,7 +307,7 @@ TEST(SweepRows, BadFilesNameTheLine) {
   };
   const Case cases[] = {
       {"point,of\n", "f line 1: expected the sweep header"},
-      {header + "1,2,3\n", "f line 2: expected 19 cells, got 3"},
+      {header + "1,2,3\n", "f line 2: expected 20 cells, got 3"},
       {header + good + bad_latency, "f line 3: latency: expected a number, got 'fast'"},
       {header + bad_status, "f line 2: status: expected ok, infeasible or error"},
       {header + FormatSweepRow(Row(2, 2), SweepFormat::kCsv), "point 2 is not below of 2"},
