@@ -7,6 +7,7 @@
 #include "tilesched/evaluate.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
+#include "tilesched/report_json.h"
 
 namespace tilesched::cli {
 
