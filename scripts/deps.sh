@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tilesched needs when run as root (or says which are missing).
-# Usage: scripts/deps.sh [extra-package ...]
+# Usage: scripts/deps.sh [--with-report-tools] [extra-package ...]
+#   --with-report-tools  also the external programs the report and plot commands (and their
+#                        tests) drive: Graphviz, gnuplot, headless Chromium and the DejaVu
+#                        fonts it renders the report with.
 set -euo pipefail
 packages=(build-essential cmake libtbb-dev libboost-graph-dev nlohmann-json3-dev
-          libbenchmark-dev libgtest-dev "$@")
+          libbenchmark-dev libgtest-dev)
+report_tools=(graphviz gnuplot-nox chromium fonts-dejavu-core)
+for arg in "$@"; do
+  if [ "$arg" = "--with-report-tools" ]; then
+    packages+=("${report_tools[@]}")
+  else
+    packages+=("$arg")
+  fi
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

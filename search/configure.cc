@@ -27,12 +27,9 @@ std::vector<int64_t> BalancedSizes(int64_t extent, int64_t limit, int max_count)
 
 std::vector<int64_t> Configurator::KCandidates(const SubgraphPlan& plan) const {
   if (plan.split_roots().empty()) return {1};
-  const auto [lo, hi] = std::minmax_element(plan.root_extents().begin(), plan.root_extents().end());
-  int64_t limit = *lo;
-  if (model_.modes().k_limit == KLimit::kNative) {
-    limit = std::min(limit, model_.problem().hardware().native_k());
-  }
-  std::vector<int64_t> ks = BalancedSizes(*hi, limit, options_.max_ks);
+  const int64_t hi = *std::max_element(plan.root_extents().begin(), plan.root_extents().end());
+  const int64_t limit = model_.Bounds(plan).max_k;  // rule 3.4 and the k_limit mode
+  std::vector<int64_t> ks = BalancedSizes(hi, limit, options_.max_ks);
   if (ks.empty() || ks.front() != limit) ks.insert(ks.begin(), limit);
   ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
   return ks;
@@ -56,19 +53,13 @@ std::optional<TileChoice> Configurator::Best(const SubgraphPlan& plan,
                                              std::span<const int> resident) const {
   stats_.calls.fetch_add(1, std::memory_order_relaxed);
   const Hardware& hw = model_.problem().hardware();
-  // Contest rule 7b: a Pointwise op read along a reduction axis needs the whole axis.
-  int64_t min_w = 1, min_h = 1;
-  if (model_.modes().rules == Rules::kContest) {
-    for (const ReductionPointwise& pw : plan.reduction_pointwise()) {
-      const Tensor& out = model_.problem().tensor(model_.problem().op(pw.op).output);
-      if (pw.proportional_cols) min_w = std::max(min_w, out.width);
-      if (pw.proportional_rows) min_h = std::max(min_h, out.height);
-    }
-  }
-  std::vector<int64_t> widths = BalancedSizes(plan.width(), hw.native_w, options_.max_sizes);
-  std::vector<int64_t> heights = BalancedSizes(plan.height(), hw.native_h, options_.max_sizes);
-  std::erase_if(widths, [&](int64_t w) { return w < min_w; });
-  std::erase_if(heights, [&](int64_t h) { return h < min_h; });
+  // Rule 3.4 and, under rules=contest, 7b (a Pointwise op read along a reduction axis needs
+  // the whole axis), as the evaluator derives them.
+  const GranularityBounds bounds = model_.Bounds(plan);
+  std::vector<int64_t> widths = BalancedSizes(plan.width(), bounds.max_w, options_.max_sizes);
+  std::vector<int64_t> heights = BalancedSizes(plan.height(), bounds.max_h, options_.max_sizes);
+  std::erase_if(widths, [&](int64_t w) { return w < bounds.min_w; });
+  std::erase_if(heights, [&](int64_t h) { return h < bounds.min_h; });
   if (widths.empty() || heights.empty()) {
     stats_.rejected_bounds.fetch_add(1, std::memory_order_relaxed);
     stats_.infeasible.fetch_add(1, std::memory_order_relaxed);

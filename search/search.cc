@@ -213,6 +213,12 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
            std::to_string(first->total));
 
   strategy->run(ctx);
+  const ConfigureStats& stats = coster.configurator().stats();
+  ctx.Note("configurator: " + std::to_string(stats.calls.load()) + " subgraphs configured; " +
+           std::to_string(stats.rejected_bounds.load()) + " without a tile within rules 3.4/7b, " +
+           std::to_string(stats.rejected_memory.load()) + " tiles over the working-set capacity, " +
+           std::to_string(stats.costed.load()) + " configurations costed, " +
+           std::to_string(stats.infeasible.load()) + " subgraphs with no fitting configuration");
   auto best = incumbent.Best();
   SearchResult result;
   result.schedule = ToSchedule(*best);

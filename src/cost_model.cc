@@ -39,15 +39,37 @@ Result<KLimit> ParseKLimit(const std::string& text) {
   return Status::Error("k_limit must be 'native' or 'reduction', got '" + text + "'");
 }
 
+GranularityBounds CostModel::Bounds(const SubgraphPlan& plan) const {
+  const Hardware& hw = problem_->hardware();
+  GranularityBounds bounds;
+  bounds.max_w = hw.native_w;
+  bounds.max_h = hw.native_h;
+  if (!plan.split_roots().empty()) {
+    bounds.min_root_extent =
+        *std::min_element(plan.root_extents().begin(), plan.root_extents().end());
+    bounds.max_k = bounds.min_root_extent;
+    if (modes_.k_limit == KLimit::kNative) bounds.max_k = std::min(bounds.max_k, hw.native_k());
+  }
+  if (modes_.rules == Rules::kContest) {
+    for (const ReductionPointwise& pw : plan.reduction_pointwise()) {
+      const Tensor& out = problem_->tensor(problem_->op(pw.op).output);
+      if (pw.proportional_cols) bounds.min_w = std::max(bounds.min_w, out.width);
+      if (pw.proportional_rows) bounds.min_h = std::max(bounds.min_h, out.height);
+    }
+  }
+  return bounds;
+}
+
 Status CostModel::CheckGranularity(const SubgraphPlan& plan, const Granularity& g) const {
   const Hardware& hw = problem_->hardware();
-  if (g.w < 1 || g.w > hw.native_w) {
+  const GranularityBounds bounds = Bounds(plan);
+  if (g.w < 1 || g.w > bounds.max_w) {
     return Status::Error("tile width w=" + std::to_string(g.w) + " is outside [1, " +
-                         std::to_string(hw.native_w) + "] (rule 3.4)");
+                         std::to_string(bounds.max_w) + "] (rule 3.4)");
   }
-  if (g.h < 1 || g.h > hw.native_h) {
+  if (g.h < 1 || g.h > bounds.max_h) {
     return Status::Error("tile height h=" + std::to_string(g.h) + " is outside [1, " +
-                         std::to_string(hw.native_h) + "] (rule 3.4)");
+                         std::to_string(bounds.max_h) + "] (rule 3.4)");
   }
   if (!plan.split_roots().empty()) {
     if (g.k < 1) return Status::Error("k=" + std::to_string(g.k) + " must be at least 1 (rule 3.4)");
@@ -55,7 +77,8 @@ Status CostModel::CheckGranularity(const SubgraphPlan& plan, const Granularity& 
       return Status::Error("k=" + std::to_string(g.k) + " is above native k " +
                            std::to_string(hw.native_k()) + " (rule 3.4; k_limit=native)");
     }
-    for (size_t i = 0; i < plan.split_roots().size(); ++i) {
+    // Over the smallest K: name the first split root it exceeds.
+    for (size_t i = 0; g.k > bounds.min_root_extent && i < plan.split_roots().size(); ++i) {
       if (g.k > plan.root_extents()[i]) {
         return Status::Error("k=" + std::to_string(g.k) + " is above the reduction K=" +
                              std::to_string(plan.root_extents()[i]) + " of split root op " +
@@ -63,24 +86,25 @@ Status CostModel::CheckGranularity(const SubgraphPlan& plan, const Granularity& 
       }
     }
   }
-  if (modes_.rules == Rules::kContest) {
-    for (const ReductionPointwise& pw : plan.reduction_pointwise()) {
-      const Tensor& out = problem_->tensor(problem_->op(pw.op).output);
-      if (pw.proportional_cols && g.w < out.width) {
-        return Status::Error("op " + std::to_string(pw.op) +
-                             " (Pointwise) is read along a reduction axis, so its tile must "
-                             "cover all " + std::to_string(out.width) + " columns, but w=" +
-                             std::to_string(g.w) + " (rules=contest, SPEC 7b)");
-      }
-      if (pw.proportional_rows && g.h < out.height) {
-        return Status::Error("op " + std::to_string(pw.op) +
-                             " (Pointwise) is read along a reduction axis, so its tile must "
-                             "cover all " + std::to_string(out.height) + " rows, but h=" +
-                             std::to_string(g.h) + " (rules=contest, SPEC 7b)");
-      }
+  if (g.w >= bounds.min_w && g.h >= bounds.min_h) return Status::Ok();
+  // Under a 7b minimum: name the first op that sets it.
+  for (const ReductionPointwise& pw : plan.reduction_pointwise()) {
+    const Tensor& out = problem_->tensor(problem_->op(pw.op).output);
+    if (pw.proportional_cols && g.w < out.width) {
+      return Status::Error("op " + std::to_string(pw.op) +
+                           " (Pointwise) is read along a reduction axis, so its tile must "
+                           "cover all " + std::to_string(out.width) + " columns, but w=" +
+                           std::to_string(g.w) + " (rules=contest, SPEC 7b)");
+    }
+    if (pw.proportional_rows && g.h < out.height) {
+      return Status::Error("op " + std::to_string(pw.op) +
+                           " (Pointwise) is read along a reduction axis, so its tile must "
+                           "cover all " + std::to_string(out.height) + " rows, but h=" +
+                           std::to_string(g.h) + " (rules=contest, SPEC 7b)");
     }
   }
-  return Status::Ok();
+  assert(false && "a 7b minimum without an op that sets it");
+  return Status::Error("tile below the rule 7b minimum");
 }
 
 int64_t CostModel::KSteps(const SubgraphPlan& plan, const Granularity& g) const {
@@ -114,26 +138,29 @@ struct StepResult {
   int64_t working_set = 0;
 };
 
-// Sums over a run of steps.
+// Sums over a run of steps: the summed fields of SubgraphCost (latency, compute and memory
+// time, step counts, compute- and memory-bound shares, traffic), plus the peak and the first
+// step over capacity.
 struct Totals {
-  double latency = 0, compute = 0, memory = 0, compute_bound_time = 0, memory_bound_time = 0;
-  int64_t steps = 0, compute_bound = 0, memory_bound = 0, loaded = 0, stored = 0;
+  SubgraphCost sums;
   int64_t peak_ws = -1, peak_j = 0;  // first k-step reaching the peak
   int64_t first_bad_j = -1;          // first k-step over capacity
   int64_t first_bad_ws = 0;          // its working set
 
+  // `count` equal steps, the first at k-step j, each costed by the named pieces.
   void Add(const StepResult& s, int64_t j, int64_t count, double bandwidth, int64_t capacity) {
     const double c = static_cast<double>(count);
-    const double memory_time = static_cast<double>(s.load + s.store) / bandwidth;
-    latency += c * std::max(s.compute, memory_time);
-    compute += c * s.compute;
-    memory += c * memory_time;
-    steps += count;
-    (s.compute >= memory_time ? compute_bound : memory_bound) += count;
-    (s.compute >= memory_time ? compute_bound_time : memory_bound_time) +=
-        c * std::max(s.compute, memory_time);
-    loaded += count * s.load;
-    stored += count * s.store;
+    const double memory_time = MemoryTime(s.load, s.store, bandwidth);
+    const double latency = c * StepLatency(s.compute, s.load, s.store, bandwidth);
+    sums.latency += latency;
+    sums.compute_time += c * s.compute;
+    sums.memory_time += c * memory_time;
+    sums.steps += count;
+    const bool compute_bound = s.compute >= memory_time;
+    (compute_bound ? sums.compute_bound_steps : sums.memory_bound_steps) += count;
+    (compute_bound ? sums.compute_bound_time : sums.memory_bound_time) += latency;
+    sums.loaded += count * s.load;
+    sums.stored += count * s.store;
     if (s.working_set > peak_ws) {
       peak_ws = s.working_set;
       peak_j = j;
@@ -144,6 +171,21 @@ struct Totals {
     }
   }
 };
+
+// *into += a + b over the summed fields (the tile's first step and its other k-steps; the
+// sum is formed first, as before, so totals do not depend on how steps were grouped).
+void AddSums(const SubgraphCost& a, const SubgraphCost& b, SubgraphCost* into) {
+  into->latency += a.latency + b.latency;
+  into->compute_time += a.compute_time + b.compute_time;
+  into->memory_time += a.memory_time + b.memory_time;
+  into->steps += a.steps + b.steps;
+  into->compute_bound_steps += a.compute_bound_steps + b.compute_bound_steps;
+  into->memory_bound_steps += a.memory_bound_steps + b.memory_bound_steps;
+  into->compute_bound_time += a.compute_bound_time + b.compute_bound_time;
+  into->memory_bound_time += a.memory_bound_time + b.memory_bound_time;
+  into->loaded += a.loaded + b.loaded;
+  into->stored += a.stored + b.stored;
+}
 
 class StepEvaluator {
  public:
@@ -438,7 +480,7 @@ Result<SubgraphCost> CostModel::Cost(const SubgraphPlan& plan, const Granularity
   cost.tiles = num_tiles;
   cost.k_steps = eval.n_k();
   cost.peak_working_set = -1;
-  Totals all;
+  SubgraphCost all;  // the summed fields; the rest are copied from `cost` at the end
   int64_t pr = -1, pc = -1;
   for (int64_t idx = 0; idx < num_tiles; ++idx) {
     const int64_t tile = traversal.empty() ? idx : traversal[idx];
@@ -478,30 +520,16 @@ Result<SubgraphCost> CostModel::Cost(const SubgraphPlan& plan, const Granularity
       cost.peak_tile = tile;
       cost.peak_k_step = first.working_set >= within.peak_ws ? 0 : within.peak_j;
     }
-    all.latency += tile_totals.latency + within.latency;
-    all.compute += tile_totals.compute + within.compute;
-    all.memory += tile_totals.memory + within.memory;
-    all.steps += tile_totals.steps + within.steps;
-    all.compute_bound += tile_totals.compute_bound + within.compute_bound;
-    all.memory_bound += tile_totals.memory_bound + within.memory_bound;
-    all.compute_bound_time += tile_totals.compute_bound_time + within.compute_bound_time;
-    all.memory_bound_time += tile_totals.memory_bound_time + within.memory_bound_time;
-    all.loaded += tile_totals.loaded + within.loaded;
-    all.stored += tile_totals.stored + within.stored;
+    AddSums(tile_totals.sums, within.sums, &all);
     pr = r;
     pc = c;
   }
-  cost.latency = all.latency;
-  cost.compute_time = all.compute;
-  cost.memory_time = all.memory;
-  cost.steps = all.steps;
-  cost.compute_bound_steps = all.compute_bound;
-  cost.memory_bound_steps = all.memory_bound;
-  cost.compute_bound_time = all.compute_bound_time;
-  cost.memory_bound_time = all.memory_bound_time;
-  cost.loaded = all.loaded;
-  cost.stored = all.stored;
-  return cost;
+  all.tiles = cost.tiles;
+  all.k_steps = cost.k_steps;
+  all.peak_working_set = cost.peak_working_set;
+  all.peak_tile = cost.peak_tile;
+  all.peak_k_step = cost.peak_k_step;
+  return all;
 }
 
 }  // namespace tilesched

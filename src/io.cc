@@ -8,6 +8,7 @@
 
 #include "tilesched/file_util.h"
 #include "tilesched/graph.h"
+#include "tilesched/report_json.h"
 
 namespace tilesched {
 

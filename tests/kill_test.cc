@@ -54,6 +54,9 @@ std::string Tail(const std::string& path, size_t max_chars = 2000) {
 
 // Upper bound on SIGTERM-to-exit in a Release build on a loaded 2-core machine.
 constexpr int64_t kPromptExitMs = 2000;
+// Upper bound on start-to-first-schedule-on-disk in a Release build on a loaded 2-core machine
+// (the figure, well under 0.5 s, is BM_FirstSchedule in bench/stop_bench.cc).
+constexpr int64_t kFirstScheduleMs = 2000;
 
 TEST(KillSafety, SigtermWritesTheBestAndExitsPromptly) {
   std::mt19937 rng(12345);
@@ -69,9 +72,21 @@ TEST(KillSafety, SigtermWritesTheBestAndExitsPromptly) {
         contest ? testing::SpawnChild({TILESCHED_MLSYS, Benchmark(bench), out, "--time-limit", "60"}, "", log)
                 : testing::SpawnChild(
                       {TILESCHED_BINARY, "schedule", Benchmark(bench), "-o", out, "--time-limit", "60"}, "", log);
-    // A valid schedule must be on disk within 0.5 s; stop at a random moment after that.
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    EXPECT_TRUE(fs::exists(out)) << "no schedule on disk after 0.5 s (trial " << trial << ")";
+    // A valid schedule is on disk soon after the start (in every build; within kFirstScheduleMs
+    // in the uninstrumented one, measured by BM_FirstSchedule in bench/stop_bench.cc); stop at
+    // a random moment after that.
+    const auto started = std::chrono::steady_clock::now();
+    while (!fs::exists(out) &&
+           std::chrono::steady_clock::now() - started < std::chrono::seconds(30)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    const auto first = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - started);
+    ASSERT_TRUE(fs::exists(out)) << "no schedule on disk after 30 s (trial " << trial << ")";
+    if (!testing::kInstrumentedBuild) {
+      EXPECT_LT(first.count(), kFirstScheduleMs)
+          << "first schedule after " << first.count() << " ms (trial " << trial << ")";
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 1500)(rng)));
     ASSERT_EQ(kill(pid, SIGTERM), 0);
     std::chrono::milliseconds took{0};

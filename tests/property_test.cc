@@ -128,7 +128,7 @@ TEST(Property, SearchResultsAreValidAndBounded) {
       const std::string first = CheckSearch(problem, SmallSearch({}));
       ++problems;
       if (i % 5 == 0) {
-        // A work budget without a time limit makes a run reproducible (search/options.h).
+        // A work budget without a time limit makes a run reproducible (tilesched/search.h).
         EXPECT_EQ(CheckSearch(problem, SmallSearch({})), first) << "not deterministic";
       }
       if (i % 4 == 0) {

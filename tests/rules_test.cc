@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "test_util.h"
+#include "tilesched/cost_model.h"
+#include "tilesched/demand.h"
 #include "tilesched/evaluate.h"
 
 namespace tilesched {
@@ -607,6 +609,44 @@ TEST(RuleReportedLatency, DifferingIsAWarningNotAnError) {
   EXPECT_NE(w.find("3000"), std::string::npos) << w;
   EXPECT_NE(w.find("3276.8"), std::string::npos) << w;
   EXPECT_NE(w.find("differs"), std::string::npos) << w;
+}
+
+
+// The bounds of rules 3.4 and 7b come from one place (CostModel::Bounds, which the configurator
+// also enumerates from) and CheckGranularity agrees with them at every edge. Prologue: PW0's
+// output T1 (128x128) is read by MM1 along its reduction axis (T1's columns).
+TEST(GranularityBounds, Rule7bAndTheKLimitMatchTheCheck) {
+  const Problem p = Prologue();
+  auto plan = SubgraphPlan::Create(p, {0, 1});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const CostModel contest(p, CostModes{});
+  const GranularityBounds b = contest.Bounds(*plan);
+  EXPECT_EQ(b.min_w, /*T1's width=*/128);
+  EXPECT_EQ(b.min_h, 1);
+  EXPECT_EQ(b.max_w, 128);
+  EXPECT_EQ(b.max_h, 128);
+  EXPECT_EQ(b.min_root_extent, /*MM1's K=*/128);
+  EXPECT_EQ(b.max_k, /*min(K, native k)=*/128);
+  EXPECT_TRUE(contest.CheckGranularity(*plan, {b.min_w, b.max_h, b.max_k}).ok());
+  const Status narrow = contest.CheckGranularity(*plan, {b.min_w - 1, b.max_h, b.max_k});
+  ASSERT_FALSE(narrow.ok());
+  EXPECT_NE(narrow.message().find("op 0 (Pointwise) is read along a reduction axis"),
+            std::string::npos) << narrow.message();
+  const Status deep = contest.CheckGranularity(*plan, {b.min_w, b.max_h, b.max_k + 1});
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.message().find("k=129 is above native k 128"), std::string::npos)
+      << deep.message();
+  // Under rules=algebra rule 7b does not apply; under k_limit=reduction only K bounds k.
+  const CostModel algebra(p, Algebra());
+  EXPECT_EQ(algebra.Bounds(*plan).min_w, 1);
+  EXPECT_TRUE(algebra.CheckGranularity(*plan, {1, 1, 1}).ok());
+  const CostModel reduction(p, CostModes{Rules::kContest, MatmulReduction::kFullK,
+                                         KLimit::kReduction});
+  EXPECT_EQ(reduction.Bounds(*plan).max_k, 128);
+  const Status over_k = reduction.CheckGranularity(*plan, {128, 128, 129});
+  ASSERT_FALSE(over_k.ok());
+  EXPECT_NE(over_k.message().find("above the reduction K=128 of split root op 1"),
+            std::string::npos) << over_k.message();
 }
 
 }  // namespace

@@ -554,4 +554,25 @@ TEST(Options, UnknownKeysAndBadValuesAreNamed) {
 }
 
 }  // namespace
+
+// The configurator's rejection counts are in the run's journal (SearchResult::report).
+TEST(SearchJournal, ReportsConfiguratorRejections) {
+  auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-1.json");
+  ASSERT_TRUE(problem.ok()) << problem.status().message();
+  search::SearchOptions options;
+  options.strategy = "greedy";
+  auto result = search::RunSearch(*problem, options);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  int found = 0;
+  for (const std::string& line : result->report) {
+    if (line.find("configurator: ") == std::string::npos) continue;
+    ++found;
+    EXPECT_NE(line.find(" subgraphs configured; "), std::string::npos) << line;
+    EXPECT_NE(line.find(" without a tile within rules 3.4/7b, "), std::string::npos) << line;
+    EXPECT_NE(line.find(" tiles over the working-set capacity, "), std::string::npos) << line;
+    EXPECT_EQ(line.find("configurator: 0 subgraphs"), std::string::npos) << line;
+  }
+  EXPECT_EQ(found, 1);
+}
+
 }  // namespace tilesched

@@ -25,6 +25,7 @@
 
 #include <gtest/gtest.h>
 
+#include "build_kind.h"
 #include "plot_sweep.h"
 #include "point_runner.h"
 #include "sweep_config.h"
@@ -861,7 +862,11 @@ TEST(SweepEndToEnd, SigtermStopsAfterWritingFinishedRows) {
   const auto signalled = Clock::now();
   kill(pid, SIGTERM);
   EXPECT_EQ(Finish(pid), 128 + SIGTERM) << Slurp(dir + "/err");
-  EXPECT_LT(Clock::now() - signalled, std::chrono::seconds(5));
+  // Promptness only where a wall-clock figure means something (the uninstrumented build, with a
+  // margin for a loaded 2-core machine); bench/stop_bench.cc measures it (BM_SweepSigtermToExit).
+  if (!testing::kInstrumentedBuild) {
+    EXPECT_LT(Clock::now() - signalled, std::chrono::seconds(5));
+  }
   EXPECT_NE(Slurp(dir + "/err").find("--resume"), std::string::npos);
   const std::vector<SweepRow> kept = ReadRows(output);
   EXPECT_GE(kept.size(), 2u);

@@ -65,9 +65,13 @@ inline double ReductionFactor(MatmulReduction mode, int64_t length, int64_t k_ex
              ? static_cast<double>(length) / static_cast<double>(k_extent)
              : static_cast<double>(length) / static_cast<double>(native_k);
 }
+// Slow-memory time of a step's traffic.
+inline double MemoryTime(int64_t load, int64_t store, double bandwidth) {
+  return static_cast<double>(load + store) / bandwidth;
+}
 // Roofline: a step takes the longer of its compute and its slow-memory traffic.
 inline double StepLatency(double compute, int64_t load, int64_t store, double bandwidth) {
-  const double memory = static_cast<double>(load + store) / bandwidth;
+  const double memory = MemoryTime(load, store, bandwidth);
   return compute > memory ? compute : memory;
 }
 // Tile-sized buffers a step holds (SPEC.md sections 6 and 7a).
@@ -97,6 +101,18 @@ struct SubgraphCost {
   int64_t peak_k_step = 0;  // 0-based k-step of that step
 };
 
+// The bounds rule 3.4 and, under rules=contest, rule 7b put on a granularity of one subgraph
+// (CostModel::Bounds): the one place both the evaluator's check and the configurator's
+// enumeration take them from.
+struct GranularityBounds {
+  int64_t min_w = 1, max_w = 1;  // 7b: a Pointwise op read along a reduction axis needs the
+  int64_t min_h = 1, max_h = 1;  // whole axis (min_w / min_h); 3.4: at most the native tile
+  // k of the split roots (1 without split roots): at most every root's K (3.4), and at most
+  // native k under k_limit=native.
+  int64_t max_k = 1;
+  int64_t min_root_extent = 0;  // smallest K of the split roots (0 without split roots)
+};
+
 class CostModel {
  public:
   CostModel(const Problem& problem, CostModes modes) : problem_(&problem), modes_(modes) {}
@@ -106,6 +122,8 @@ class CostModel {
 
   // Rule 3.4 (tile and k bounds) and, under rules=contest, 7b (a Pointwise op read along a
   // reduction axis covers that axis in one tile).
+  GranularityBounds Bounds(const SubgraphPlan& plan) const;
+  // `g` within Bounds(plan); the message names the rule and the op or root that limits it.
   Status CheckGranularity(const SubgraphPlan& plan, const Granularity& g) const;
 
   // Number of k-steps per tile: max over split roots of ceil(K / k), 1 without split roots.

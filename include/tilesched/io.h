@@ -2,7 +2,9 @@
 //
 // Entry points: ParseProblem / ParseSolution turn JSON text into a validated Problem or a
 // Schedule, failing with one line that names the field (`inputs[3][1]: ...`), op or tensor;
-// SolutionToJson writes the contest format with all five lists.
+// SolutionToJson writes the contest format with all five lists; ProblemToJson writes a problem
+// back; ParseConfigEntries reads a flat config object. Report JSON (evaluate / info --json) is
+// report_json.h.
 #ifndef TILESCHED_IO_H_
 #define TILESCHED_IO_H_
 
@@ -10,8 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include "tilesched/evaluate.h"
-#include "tilesched/lower_bound.h"
 #include "tilesched/problem.h"
 #include "tilesched/schedule.h"
 #include "tilesched/status.h"
@@ -34,14 +34,6 @@ std::string ProblemToJson(const Problem& problem);
 // A config file: one JSON object of scalar values. Returns (key, value as JSON text) pairs in
 // file order; the caller checks each key strictly.
 Result<std::vector<std::pair<std::string, std::string>>> ParseConfigEntries(const std::string& text);
-
-// Machine-readable evaluation (`tilesched evaluate --json`): validity, total, breakdown.
-std::string EvaluationToJson(const Schedule& schedule, const Evaluation& evaluation,
-                             const CostModes& modes, const LowerBounds& bounds);
-std::string InvalidEvaluationToJson(const std::string& error, const CostModes& modes);
-// Machine-readable problem summary (`tilesched info --json`).
-std::string ProblemInfoToJson(const Problem& problem, const LowerBounds& bounds,
-                              const CostModes& modes);
 
 }  // namespace tilesched
 

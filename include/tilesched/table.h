@@ -1,4 +1,5 @@
-// TextTable: aligned plain-text tables for human-readable command output.
+// TextTable: aligned plain-text tables for human-readable output, and the number formats the
+// commands and workflow libraries print (FormatNumber, FormatCount). Part of io.
 #ifndef TILESCHED_TABLE_H_
 #define TILESCHED_TABLE_H_
 

@@ -18,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exit_codes.h"
@@ -27,10 +28,16 @@
 namespace tilesched::cli {
 
 struct Option {
+  Option(std::string name_, std::string value_name_, std::string help_, std::string alias_ = "")
+      : name(std::move(name_)),
+        value_name(std::move(value_name_)),
+        help(std::move(help_)),
+        alias(std::move(alias_)) {}
+
   std::string name;        // without the leading "--"
   std::string value_name;  // empty: a boolean flag
   std::string help;
-  std::string alias;  // a short form such as "-o"; empty: none
+  std::string alias;       // a short form such as "-o"; empty: none
 };
 
 class Args {

@@ -7,6 +7,7 @@
 #include "tilesched/evaluate.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
+#include "tilesched/report_json.h"
 
 namespace tilesched::cli {
 
@@ -56,11 +57,7 @@ int RunEvaluate(int argc, char** argv, int first) {
             "steps are compute- or memory-bound, peak working set and where).\n"
             "Exit status: 0 valid, 1 invalid schedule, 2 usage or input error.",
             options, 2, 2);
-  if (Status s = args.Parse(argc, argv, first); !s.ok()) return Fail("evaluate", s.message(), kExitUsage);
-  if (args.help()) {
-    std::cout << args.HelpText();
-    return kExitOk;
-  }
+  if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
   if (!modes.ok()) return Fail("evaluate", modes.status().message(), kExitUsage);
   auto problem = LoadProblem(args.positional()[0]);

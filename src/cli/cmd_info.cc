@@ -7,6 +7,7 @@
 #include "tilesched/graph.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
+#include "tilesched/report_json.h"
 
 namespace tilesched::cli {
 
@@ -67,11 +68,7 @@ int RunInfo(int argc, char** argv, int first) {
             "Lists a problem's ops, tensors (shapes, roles), graph inputs and outputs, and the\n"
             "compute, I/O and traffic lower bounds on any schedule's latency (docs/bounds.md).",
             options, 1, 1);
-  if (Status s = args.Parse(argc, argv, first); !s.ok()) return Fail("info", s.message(), kExitUsage);
-  if (args.help()) {
-    std::cout << args.HelpText();
-    return kExitOk;
-  }
+  if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
   if (!modes.ok()) return Fail("info", modes.status().message(), kExitUsage);
   auto problem = LoadProblem(args.positional()[0]);

@@ -158,9 +158,9 @@ std::string RenderComparison(const ComparisonTable& table, const std::string& fo
     }
   } else {
     out << caption << "\n\n";
-    TextTable table(Header());
-    for (const ComparisonRow& r : rows) table.AddRow(Cells(r));
-    table.Print(out, {true, true});
+    TextTable text(Header());
+    for (const ComparisonRow& r : rows) text.AddRow(Cells(r));
+    text.Print(out, {true, true});
   }
   return out.str();
 }

@@ -31,7 +31,9 @@ constexpr const char* kResultsFooter =
     "fails when any benchmark gets worse than the golden latency. After an improvement, refresh "
     "it with `./build/src/cli/tilesched results --iterations 5000 --write-golden "
     "tests/golden/results.csv`.\n"
-    "- Targets that the cost model does not allow, and how the search works: `docs/search.md`.\n";
+    "- Targets that the cost model does not allow, and how the search works: `docs/search.md`.\n"
+    "- The runs, this table and the golden check are the experiment library's "
+    "`RunBenchmarks()`, `ResultsMarkdown()` and `CheckGolden()` (`src/experiment/results.h`).\n";
 
 // "targets.csv line 7: ops: expected an integer, got 'x'" style prefix.
 std::string Where(const std::string& name, const CsvRecord& record, const char* column) {

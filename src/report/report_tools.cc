@@ -122,13 +122,4 @@ Status RunProgram(const std::string& dir, const std::vector<std::string>& argv,
   return Status::Error(name + " " + why + (said.empty() ? "" : ": " + said));
 }
 
-std::vector<char*> ExpandShortOutput(int argc, char** argv, int first) {
-  static char long_output[] = "--output";
-  std::vector<char*> rewritten(argv, argv + argc);
-  for (int i = first; i < argc; ++i) {
-    if (std::strcmp(argv[i], "-o") == 0) rewritten[static_cast<size_t>(i)] = long_output;
-  }
-  return rewritten;
-}
-
 }  // namespace tilesched::report

@@ -1,10 +1,9 @@
-// External programs for the report commands (`dot` for `report`, `gnuplot` for `plot`), run in a
-// private temporary directory, and the `-o` short option those commands share.
+// External programs for the report library (`dot` for the HTML report, `gnuplot` for sweep
+// plots), run in a private temporary directory.
 //
 // Entry points: FindProgram(name) looks a program up on PATH; TempDir makes a fresh directory
 // removed with everything in it when it goes out of scope; RunProgram(dir, argv) runs a program
-// there and reports a failure with the first line it printed; ExpandShortOutput rewrites `-o`
-// into `--output` before Args::Parse.
+// there and reports a failure with the first line it printed.
 #ifndef TILESCHED_REPORT_REPORT_TOOLS_H_
 #define TILESCHED_REPORT_REPORT_TOOLS_H_
 
@@ -40,10 +39,6 @@ class TempDir {
 // names the program and quotes the first line it printed.
 Status RunProgram(const std::string& dir, const std::vector<std::string>& argv,
                   double timeout_seconds);
-
-// argv with every "-o" from `first` on replaced by "--output" (the pointers stay valid while
-// `argv` does).
-std::vector<char*> ExpandShortOutput(int argc, char** argv, int first);
 
 }  // namespace tilesched::report
 
