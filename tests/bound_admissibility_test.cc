@@ -1,7 +1,7 @@
 // Admissibility of the lower bound (issue 8): ComputeLowerBounds(problem, modes).best() never
 // exceeds the latency of a valid schedule, in every mode combination of SPEC.md section 7.
 //
-//   (a) on >= 1,000 random problems of 1-6 ops (250 under the sanitizers) the bound is at most
+//   (a) on >= 1,000 random problems of 1-6 ops (120 under the sanitizers) the bound is at most
 //       the optimum of the brute-force enumerator (tests/brute_force.h), in all 8 modes; a
 //       summary line gives how many runs were exhaustive and the optimum / bound ratios;
 //   (b) the bound is at most the total of every valid random schedule of the differential test
@@ -56,7 +56,7 @@ std::vector<CostModes> AllModes() {
   return modes;
 }
 
-// Small problems for the enumerator, by seed: native 2 (half of them), 3 and 4, with dims around
+// Small problems for the enumerator, by seed: native 2 (3 in 5), 3 and 4 (1 in 5 each), with dims around
 // and between multiples of native (so tiles are clipped, K exceeds native k and split k
 // matters); MatMul shares of 0.3-0.7; capacities from 2% of all tensor elements (tiles, split k
 // and spills matter) to 150% (everything fits); bandwidths and base costs spread so that
@@ -72,13 +72,14 @@ RandomProblemOptions BoundProblemOptions(uint64_t seed) {
   options.cost_units = {1, 2, 4, 8, 16};
   options.bandwidths = {0.01, 0.02, 0.05, 0.1, 0.25, 1};
   options.matmul_share = std::vector<double>{0.3, 0.5, 0.7}[seed % 3];
-  switch (seed % 4) {
+  switch (seed % 5) {
     case 0:
     case 1:
+    case 2:
       options.natives = {2};
       options.dims = {1, 2, 3, 4, 5};
       break;
-    case 2:
+    case 3:
       options.natives = {3};
       options.dims = {2, 3, 4, 5, 7};
       break;
@@ -90,11 +91,11 @@ RandomProblemOptions BoundProblemOptions(uint64_t seed) {
   return options;
 }
 
-// The enumerator's limits in (a): beyond 20,000 cost calls a run searches the reduced space
+// The enumerator's limits in (a): beyond 10,000 cost calls a run searches the reduced space
 // (counted in the summary), beyond 200,000 it is cut (the test fails).
 testing::BruteForceLimits AdmissibilityLimits() {
   testing::BruteForceLimits limits;
-  limits.full_cost_calls = 20000;
+  limits.full_cost_calls = 10000;
   limits.max_cost_calls = 200000;
   return limits;
 }
@@ -112,7 +113,7 @@ double Quantile(std::vector<double> values, double q) {
 
 // (a) The bound is at most the enumerated optimum on >= 1,000 problems in every mode.
 TEST(BoundAdmissibility, BelowBruteForceOptimumOnRandomProblems) {
-  const int wanted = testing::kInstrumentedBuild ? 250 : 1000;
+  const int wanted = testing::kInstrumentedBuild ? 120 : 1000;
   const std::vector<CostModes> modes = AllModes();
   int problems = 0, infeasible = 0;
   int64_t runs = 0, exhaustive = 0, reduced = 0, cut = 0, states = 0, cost_calls = 0;

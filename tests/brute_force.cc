@@ -83,6 +83,7 @@ struct Entry {
   State state;
   int edge_candidate = -1;
   Mask edge_retained = 0;
+  bool keyed_by_compute = false;  // the key includes the op set's compute bound
   bool operator>(const Entry& o) const { return std::tie(key, seq) > std::tie(o.key, o.seq); }
 };
 
@@ -327,8 +328,17 @@ BruteForceResult Enumerator::Run() {
     const Entry e = queue.top();
     queue.pop();
     if (e.edge_candidate >= 0) {
-      // A lazy edge: cost it now and relax its head.
       const Candidate& c = candidates_[e.edge_candidate];
+      if (!e.keyed_by_compute) {
+        // First pop of a lazy edge: raise its key by the compute bound, still a lower bound.
+        Entry raised = e;
+        raised.keyed_by_compute = true;
+        raised.key = std::max(e.key, dist[e.state] + ComputeBound(e.edge_candidate));
+        raised.seq = seq++;
+        queue.push(raised);
+        continue;
+      }
+      // A lazy edge: cost it now and relax its head.
       const std::optional<Config>& config = Best(e.edge_candidate, e.edge_retained, e.state.resident);
       if (result_.cut) break;
       if (!config) continue;
@@ -363,8 +373,7 @@ BruteForceResult Enumerator::Run() {
       // Every subset of the produced tensors, the empty one included.
       Mask r = 0;
       do {
-        const double lb = std::max(TrafficBound(c, r, e.state.resident), ComputeBound(i));
-        queue.push({e.key + lb, seq++, e.state, i, r});
+        queue.push({e.key + TrafficBound(c, r, e.state.resident), seq++, e.state, i, r});
         r = (r - c.produced) & c.produced;
       } while (r != 0);
     }

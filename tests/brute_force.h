@@ -33,9 +33,9 @@
 //   2. Per subgraph context (op set, retention, retained-before) only the cheapest granularity
 //      and traversal is kept: neither changes which tensors are written or retained, so the
 //      rest of the schedule is the same for every choice.
-//   3. Lazy edges: an edge is first queued with key d + lb and costed only when that key is
-//      popped; keys stay lower bounds, so states are still settled by true distance. lb is the
-//      larger of (a) traffic: (elements of every external input not retained before + elements
+//   3. Lazy edges: an edge is first queued with key d + (a), re-queued at its first pop with
+//      key d + max((a), (b)), and costed only when that key is popped; keys stay lower bounds,
+//      so states are still settled by true distance. (a) traffic: (elements of every external input not retained before + elements
 //      of every tensor written) / bandwidth; each external input is read whole at least once
 //      (every sink is computed whole, so all of each input is needed), each written tensor is
 //      stored whole once, and a step costs at least its traffic; (b) compute: the least compute
