@@ -202,6 +202,13 @@ class Enumerator {
  private:
   // Cheapest configuration of candidate `c` retaining `retained` after `resident`.
   const std::optional<Config>& Best(int c, Mask retained, Mask resident);
+  // A fitting granularity of a context, its working set and its cheapest order.
+  struct Option {
+    int64_t working_set = 0;
+    Config config;
+  };
+  // Options of candidate `c` retaining `retained` with only the `relevant` tensors resident.
+  const std::vector<Option>& Options(int c, Mask retained, Mask relevant);
   // Least compute time of candidate `c` over its granularities (prune 3 of the header).
   double ComputeBound(int c);
   // The granularity candidates of a subgraph; `full` says whether they are the full sets.
@@ -218,6 +225,7 @@ class Enumerator {
   int64_t call_limit_;
   std::vector<Candidate> candidates_;
   std::map<std::tuple<int, Mask, Mask>, std::optional<Config>> memo_;
+  std::map<std::tuple<int, Mask, Mask>, std::vector<Option>> options_;
   std::vector<std::optional<double>> compute_bound_;
   BruteForceResult result_;
 };
@@ -272,39 +280,71 @@ double Enumerator::ComputeBound(int index) {
   return *compute_bound_[index];
 }
 
-const std::optional<Config>& Enumerator::Best(int index, Mask retained, Mask resident) {
-  const auto key = std::make_tuple(index, retained, resident);
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+const std::vector<Enumerator::Option>& Enumerator::Options(int index, Mask retained,
+                                                          Mask relevant) {
+  const auto key = std::make_tuple(index, retained, relevant);
+  if (auto it = options_.find(key); it != options_.end()) return it->second;
   ++result_.contexts;
   const SubgraphPlan& plan = candidates_[index].plan;
-  const std::vector<int> retained_ids = Ids(retained), resident_ids = Ids(resident);
+  const std::vector<int> retained_ids = Ids(retained), relevant_ids = Ids(relevant);
   bool full = false;
   const std::vector<Granularity> granularities = Granularities(plan, &full);
   if (!full) result_.exhaustive = false;
 
-  std::optional<Config> best;
+  std::vector<Option> options;
   for (const Granularity& g : granularities) {
-    if (model_.PeakWorkingSet(plan, g, retained_ids, resident_ids) >
-        problem_.hardware().fast_memory_capacity) {
-      continue;
-    }
+    const int64_t ws = model_.PeakWorkingSet(plan, g, retained_ids, relevant_ids);
+    if (ws > problem_.hardware().fast_memory_capacity) continue;
     const Grid grid(plan.width(), plan.height(), g.w, g.h);
     const std::vector<std::vector<int64_t>> orders =
-        OrderMatters(plan, resident) ? Orders(grid, !reduced_)
+        OrderMatters(plan, relevant) ? Orders(grid, !reduced_)
                                      : std::vector<std::vector<int64_t>>{{}};
+    std::optional<Option> best;
     for (const std::vector<int64_t>& order : orders) {
       if (result_.cost_calls >= call_limit_) {
         result_.cut = true;
         break;
       }
       ++result_.cost_calls;
-      auto cost = model_.Cost(plan, g, order, retained_ids, resident_ids);
-      if (!cost.ok()) break;  // the working set does not depend on the order
-      if (!best || cost->latency < best->latency) best = Config{cost->latency, g, order};
+      // The latency does not depend on the capacity (only rule 3.8 does), so the roomy model
+      // costs it; `ws` decides whether it fits.
+      auto cost = roomy_model_.Cost(plan, g, order, retained_ids, relevant_ids);
+      if (!cost.ok()) break;
+      if (!best || cost->latency < best->config.latency) {
+        best = Option{ws, Config{cost->latency, g, order}};
+      }
       // Prune 4: no order computes less than this one, and a step costs at least its
       // compute; so when every step is compute-bound, or the compute alone already reaches
       // the best, no other order of this granularity is better.
-      if (cost->latency <= cost->compute_time || cost->compute_time >= best->latency) break;
+      if (cost->latency <= cost->compute_time || cost->compute_time >= best->config.latency) {
+        break;
+      }
+    }
+    if (best) options.push_back(std::move(*best));
+  }
+  return options_.emplace(key, std::move(options)).first->second;
+}
+
+const std::optional<Config>& Enumerator::Best(int index, Mask retained, Mask resident) {
+  const auto key = std::make_tuple(index, retained, resident);
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  const Candidate& c = candidates_[index];
+  // Prune 6: a resident tensor the subgraph neither reads nor produces only adds its size to
+  // every step's working set (SPEC.md sections 5-6).
+  const Mask relevant = resident & (c.external | c.produced);
+  int64_t extra = 0;
+  for (int t : Ids(resident & ~relevant)) extra += problem_.tensor(t).size();
+  std::optional<Config> best;
+  for (const Option& option : Options(index, retained, relevant)) {
+    if (option.working_set + extra > problem_.hardware().fast_memory_capacity) continue;
+    if (!best || option.config.latency < best->latency) best = option.config;
+  }
+  if (best && extra > 0) {
+    // Check prune 6 on the choice: the working set with the whole resident set.
+    const int64_t ws = model_.PeakWorkingSet(c.plan, best->granularity, Ids(retained),
+                                             Ids(resident));
+    if (ws > problem_.hardware().fast_memory_capacity) {
+      result_.error = "prune 6 does not hold: working set " + std::to_string(ws);
     }
   }
   return memo_.emplace(key, std::move(best)).first->second;

@@ -51,6 +51,15 @@
 //      that granularity are skipped.
 //   5. When every slice a subgraph loads spans tile rows x tile columns, no two different tiles
 //      need an identical slice, so the order cannot change the cost and only raster is tried.
+//   6. A resident tensor that the subgraph neither reads nor produces changes no load and adds
+//      its whole size to every step's working set (SPEC.md sections 5-6), so the options of a
+//      context (granularity, working set, cheapest order) are costed once per relevant
+//      resident set and filtered by capacity minus the other resident tensors; the chosen
+//      option's working set is re-checked with the whole resident set.
+// Costs: latencies come from CostModel::Cost on a copy of the problem with unbounded fast
+// memory (capacity enters only rule 3.8), fit from CostModel::PeakWorkingSet on the problem
+// itself; both are the pieces Evaluate() runs. The returned schedule is then re-scored by
+// Evaluate(), which must accept it with the same total, or `error` says why.
 // Reduced space: when the full space needs more than limits.full_cost_calls Cost calls, the
 // search restarts in the reduced space (the four orders only, even on grids of <= 4 tiles, and
 // the representative sizes everywhere); such a result is `reduced` and not exhaustive. A
