@@ -8,7 +8,9 @@
 //       generator (RandomSchedule + RandomizeTraversals, the seeds of cost_model_test.cc); the
 //       property test checks the search's results against the bound itself;
 //   (c) the enumerator itself: its optimum is at most every SPEC.md section 8 total of a valid
-//       schedule, and it finds hand-computed optima of tiny problems.
+//       schedule and every random schedule of its own space, a tile beyond the sink costs as
+//       the sink (a claim its space rests on), and it finds hand-computed optima of tiny
+//       problems.
 // None of this reuses src/lower_bound.cc: the enumerator costs with the evaluator's pieces and
 // every optimum it returns is re-scored by Evaluate().
 #include <algorithm>
