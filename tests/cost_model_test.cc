@@ -63,30 +63,6 @@ TEST(Grid, ClipsEdgeTiles) {
   EXPECT_EQ(SliceInterval(/*j=*/2, /*k=*/48, /*extent=*/128), (Interval{96, 128}));
 }
 
-// Gives some subgraphs a random or snake traversal order.
-void RandomizeTraversals(const Problem& problem, Schedule* schedule, std::mt19937_64& rng) {
-  for (Subgraph& sg : schedule->subgraphs) {
-    auto plan = SubgraphPlan::Create(problem, sg.ops);
-    if (!plan.ok() || sg.granularity.w < 1 || sg.granularity.h < 1) continue;
-    const Grid grid(plan->width(), plan->height(), sg.granularity.w, sg.granularity.h);
-    if (grid.num_tiles() > 4096) continue;
-    const int choice = static_cast<int>(rng() % 3);
-    if (choice == 0) continue;
-    sg.traversal.resize(static_cast<size_t>(grid.num_tiles()));
-    if (choice == 1) {
-      std::iota(sg.traversal.begin(), sg.traversal.end(), 0);
-      std::shuffle(sg.traversal.begin(), sg.traversal.end(), rng);
-    } else {
-      size_t i = 0;
-      for (int64_t r = 0; r < grid.rows(); ++r) {
-        for (int64_t c = 0; c < grid.cols(); ++c) {
-          sg.traversal[i++] = r * grid.cols() + (r % 2 ? grid.cols() - 1 - c : c);
-        }
-      }
-    }
-  }
-}
-
 void ExpectSameVerdict(const Problem& problem, const Schedule& schedule, const CostModes& modes,
                        uint64_t seed) {
   testing::ReferenceModes ref_modes;
@@ -130,7 +106,7 @@ TEST(CostModelDifferential, MatchesNaiveReferenceOnRandomSchedules) {
     const Problem problem = testing::RandomProblem(seed);
     std::mt19937_64 rng(seed * 7919 + 1);
     Schedule schedule = testing::RandomSchedule(problem, seed);
-    RandomizeTraversals(problem, &schedule, rng);
+    testing::RandomizeTraversals(problem, &schedule, rng);
     for (const CostModes& modes :
          {CostModes{}, CostModes{Rules::kAlgebra, MatmulReduction::kFullK, KLimit::kNative},
           CostModes{Rules::kAlgebra, MatmulReduction::kNativeK, KLimit::kReduction}}) {

@@ -2,11 +2,13 @@
 #include "random_problem.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 
 #include "tilesched/demand.h"
 #include "tilesched/graph.h"
+#include "tilesched/grid.h"
 
 namespace tilesched::testing {
 
@@ -37,9 +39,13 @@ Problem RandomProblem(uint64_t seed, const RandomProblemOptions& options) {
   };
   while (static_cast<int>(ops.size()) < num_ops) {
     Op op;
-    op.base_cost = static_cast<double>(std::uniform_int_distribution<int>(1, 40)(rng) * 50);
+    const int units = options.cost_units.empty()
+                          ? std::uniform_int_distribution<int>(1, 40)(rng)
+                          : options.cost_units[std::uniform_int_distribution<size_t>(
+                                0, options.cost_units.size() - 1)(rng)];
+    op.base_cost = static_cast<double>(units * 50);
     const int a = any_tensor();
-    if (chance(0.5)) {
+    if (chance(options.matmul_share)) {
       op.type = OpType::kMatMul;
       const int64_t rows = tensors[a].height, k = tensors[a].width;
       int rhs = -1;
@@ -63,9 +69,27 @@ Problem RandomProblem(uint64_t seed, const RandomProblemOptions& options) {
   Hardware hw;
   hw.native_w = options.native;
   hw.native_h = options.native;
-  hw.slow_memory_bandwidth = static_cast<double>(std::uniform_int_distribution<int>(5, 40)(rng));
-  hw.fast_memory_capacity =
-      std::uniform_int_distribution<int64_t>(options.min_capacity, options.max_capacity)(rng);
+  if (options.bandwidths.empty()) {
+    hw.slow_memory_bandwidth = static_cast<double>(std::uniform_int_distribution<int>(5, 40)(rng));
+  } else {
+    hw.slow_memory_bandwidth = options.bandwidths[std::uniform_int_distribution<size_t>(
+        0, options.bandwidths.size() - 1)(rng)];
+  }
+  if (options.max_capacity_fraction > 0) {
+    int64_t total = 0;
+    for (const Tensor& t : tensors) total += t.size();
+    const double log_fraction = std::uniform_real_distribution<double>(
+        std::log(options.min_capacity_fraction), std::log(options.max_capacity_fraction))(rng);
+    hw.fast_memory_capacity = std::max(
+        options.min_capacity,
+        static_cast<int64_t>(std::llround(static_cast<double>(total) * std::exp(log_fraction))));
+  } else {
+    hw.fast_memory_capacity =
+        std::uniform_int_distribution<int64_t>(options.min_capacity, options.max_capacity)(rng);
+  }
+  if (!options.natives.empty()) {
+    hw.native_w = hw.native_h = Pick(rng, options.natives);
+  }
   auto problem = Problem::Create(std::move(tensors), std::move(ops), hw);
   return std::move(problem).value();
 }
@@ -152,6 +176,29 @@ Schedule RandomSchedule(const Problem& problem, uint64_t seed) {
   // Random traversal orders need the grid size, which depends on the sinks; the differential
   // test fills them in after planning (see cost_model_test.cc).
   return schedule;
+}
+
+void RandomizeTraversals(const Problem& problem, Schedule* schedule, std::mt19937_64& rng) {
+  for (Subgraph& sg : schedule->subgraphs) {
+    auto plan = SubgraphPlan::Create(problem, sg.ops);
+    if (!plan.ok() || sg.granularity.w < 1 || sg.granularity.h < 1) continue;
+    const Grid grid(plan->width(), plan->height(), sg.granularity.w, sg.granularity.h);
+    if (grid.num_tiles() > 4096) continue;
+    const int choice = static_cast<int>(rng() % 3);
+    if (choice == 0) continue;
+    sg.traversal.resize(static_cast<size_t>(grid.num_tiles()));
+    if (choice == 1) {
+      std::iota(sg.traversal.begin(), sg.traversal.end(), 0);
+      std::shuffle(sg.traversal.begin(), sg.traversal.end(), rng);
+    } else {
+      size_t i = 0;
+      for (int64_t r = 0; r < grid.rows(); ++r) {
+        for (int64_t c = 0; c < grid.cols(); ++c) {
+          sg.traversal[i++] = r * grid.cols() + (r % 2 ? grid.cols() - 1 - c : c);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace tilesched::testing

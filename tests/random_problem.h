@@ -8,6 +8,7 @@
 #define TILESCHED_TESTS_RANDOM_PROBLEM_H_
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "tilesched/problem.h"
@@ -22,11 +23,23 @@ struct RandomProblemOptions {
   int64_t native = 64;
   int64_t min_capacity = 4000;
   int64_t max_capacity = 120000;
+  // Extensions for the lower-bound tests; the defaults keep every earlier seed's problem.
+  double matmul_share = 0.5;                 // chance that a new op is a MatMul
+  std::vector<int64_t> natives;              // non-empty: native w = h drawn from these
+  std::vector<double> bandwidths;            // non-empty: bandwidth drawn from these
+  std::vector<int> cost_units;               // non-empty: base cost = 50 x one of these
+  // > 0: capacity = total tensor elements x a fraction drawn log-uniformly from
+  // [min_capacity_fraction, max_capacity_fraction], at least min_capacity.
+  double min_capacity_fraction = 0;
+  double max_capacity_fraction = 0;
 };
 
 Problem RandomProblem(uint64_t seed, const RandomProblemOptions& options = {});
 
 Schedule RandomSchedule(const Problem& problem, uint64_t seed);
+
+// Gives some subgraphs of `schedule` a random permutation or a row-snake traversal order.
+void RandomizeTraversals(const Problem& problem, Schedule* schedule, std::mt19937_64& rng);
 
 }  // namespace tilesched::testing
 
