@@ -400,7 +400,8 @@ std::string EvaluationToJson(const Schedule& schedule, const Evaluation& evaluat
   out["valid"] = true;
   out["total_latency"] = evaluation.total;
   out["modes"] = ModesJson(modes);
-  out["lower_bound"] = {{"compute", bounds.compute}, {"io", bounds.io}, {"best", bounds.best()}};
+  out["lower_bound"] = {{"compute", bounds.compute}, {"io", bounds.io}, {"traffic", bounds.traffic},
+                        {"best", bounds.best()}};
   json subgraphs = json::array();
   for (size_t s = 0; s < evaluation.subgraphs.size(); ++s) {
     const SubgraphReport& r = evaluation.subgraphs[s];
@@ -474,7 +475,8 @@ std::string ProblemInfoToJson(const Problem& problem, const LowerBounds& bounds,
   out["graph_inputs"] = problem.graph().graph_inputs();
   out["graph_outputs"] = problem.graph().graph_outputs();
   out["modes"] = ModesJson(modes);
-  out["lower_bound"] = {{"compute", bounds.compute}, {"io", bounds.io}, {"best", bounds.best()}};
+  out["lower_bound"] = {{"compute", bounds.compute}, {"io", bounds.io}, {"traffic", bounds.traffic},
+                        {"best", bounds.best()}};
   return out.dump(2) + "\n";
 }
 
