@@ -4,7 +4,9 @@
 // Entry points: CostModes (the three switches of SPEC.md section 7), the pure functions
 // SpatialFactor / ProportionalFactor / ReductionFactor / StepLatency / TileBuffers,
 // CostModel::CheckGranularity (rules 3.4 and 7b) and CostModel::Cost (rule 3.8 and the full
-// latency with its breakdown). Whole schedules are judged by Evaluate() in evaluate.h.
+// latency with its breakdown, including per op what it computes: OpWork, with
+// ComputedRelativeToOnce / RecomputationTime). Whole schedules are judged by Evaluate() in
+// evaluate.h.
 //
 // Cost() does not walk every step: steps that are identical up to position are costed once
 // and multiplied (SPEC.md section 9). Tiles fall into a few classes (clipped or not in each
