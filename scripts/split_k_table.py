@@ -77,11 +77,10 @@ def main():
         "Regenerate (at the default budget: about 8 minutes of CPU; 41 minutes of wall time on a",
         "2-core machine shared with other builds):",
         "",
-        "    scripts/split_k_table.py --iterations %d" % args.iterations,
+        "    scripts/split_k_table.py --iterations %d%s" % (
+            args.iterations, " --only " + args.only if args.only else ""),
         "",
     ]
-    if args.only:
-        lines.insert(-3, "(subset: `--only %s`)" % args.only)
     fd, path = tempfile.mkstemp(dir=os.path.dirname(args.output), prefix=".split_k_table.")
     with os.fdopen(fd, "w") as out:
         out.write("\n".join(lines))
