@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -58,6 +59,22 @@ GranularityBounds CostModel::Bounds(const SubgraphPlan& plan) const {
     }
   }
   return bounds;
+}
+
+double RecomputationTime(const std::vector<OpWork>& work) {
+  double total = 0;
+  for (const OpWork& w : work) total += RecomputationTime(w);
+  return total;
+}
+
+std::string ComputedSummary(const std::vector<OpWork>& work) {
+  std::string out;
+  for (const OpWork& w : work) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof(ratio), "%.2fx", ComputedRelativeToOnce(w));
+    out += (out.empty() ? "op " : ", op ") + std::to_string(w.op) + ": " + ratio;
+  }
+  return out;
 }
 
 Status CostModel::CheckGranularity(const SubgraphPlan& plan, const Granularity& g) const {
@@ -128,6 +145,7 @@ struct ConcreteCompute {
   bool accumulate;
   int64_t r0, r1, c0, c1;
   double cost;
+  double elements;  // region area, times slice/K for a split root's k-slice
   auto Key() const { return std::tie(op, accumulate, r0, r1, c0, c1); }
 };
 
@@ -146,6 +164,7 @@ struct Totals {
   int64_t peak_ws = -1, peak_j = 0;  // first k-step reaching the peak
   int64_t first_bad_j = -1;          // first k-step over capacity
   int64_t first_bad_ws = 0;          // its working set
+  std::vector<OpWork> work;          // per op of the plan (empty: nothing computed)
 
   // `count` equal steps, the first at k-step j, each costed by the named pieces.
   void Add(const StepResult& s, int64_t j, int64_t count, double bandwidth, int64_t capacity) {
@@ -185,6 +204,19 @@ void AddSums(const SubgraphCost& a, const SubgraphCost& b, SubgraphCost* into) {
   into->memory_bound_time += a.memory_bound_time + b.memory_bound_time;
   into->loaded += a.loaded + b.loaded;
   into->stored += a.stored + b.stored;
+}
+
+// sum += count * add, op by op (`add` empty: nothing).
+void AddWork(const std::vector<OpWork>& add, double count, std::vector<OpWork>* sum) {
+  if (add.empty()) return;
+  if (sum->empty()) {
+    *sum = add;
+    for (OpWork& w : *sum) w.elements = w.compute_time = 0;
+  }
+  for (size_t i = 0; i < add.size(); ++i) {
+    (*sum)[i].elements += count * add[i].elements;
+    (*sum)[i].compute_time += count * add[i].compute_time;
+  }
 }
 
 class StepEvaluator {
@@ -231,6 +263,9 @@ class StepEvaluator {
     }
     buffers_ = TileBuffers(modes.rules, sinks_kept, roots_kept, nonsink_roots_kept);
     sinks_written_ = sinks_written;
+    for (int op : plan.ops()) {
+      step_work_.push_back({op, problem.tensor(problem.op(op).output).size(), 0, 0});
+    }
   }
 
   const Grid& grid() const { return grid_; }
@@ -238,7 +273,8 @@ class StepEvaluator {
   double bandwidth() const { return bandwidth_; }
   int64_t capacity() const { return capacity_; }
 
-  // Concrete slices (sorted, distinct, not resident) and compute time of step (r, c, j).
+  // Concrete slices (sorted, distinct, not resident) and compute time of step (r, c, j); what
+  // each op computes in it is left in step_work_.
   void Step(int64_t r, int64_t c, int64_t j, std::vector<ConcreteSlice>* slices, double* compute) {
     slices->clear();
     computes_.clear();
@@ -262,6 +298,7 @@ class StepEvaluator {
     // once, at the larger (padded) cost.
     std::sort(computes_.begin(), computes_.end(),
               [](const ConcreteCompute& a, const ConcreteCompute& b) { return a.Key() < b.Key(); });
+    for (OpWork& w : step_work_) w.elements = w.compute_time = 0;
     double total = 0;
     for (size_t i = 0; i < computes_.size();) {
       double cost = computes_[i].cost;
@@ -271,6 +308,11 @@ class StepEvaluator {
         ++next;
       }
       total += cost;
+      OpWork& w = step_work_[static_cast<size_t>(
+          std::lower_bound(plan_.ops().begin(), plan_.ops().end(), computes_[i].op) -
+          plan_.ops().begin())];
+      w.elements += computes_[i].elements;
+      w.compute_time += cost;
       i = next;
     }
     *compute = total;
@@ -368,10 +410,12 @@ class StepEvaluator {
     return peak;
   }
 
-  // The first step of tile (r, c) after tile (pr, pc) (pr < 0: the subgraph's first step).
-  StepResult FirstStep(int64_t r, int64_t c, int64_t pr, int64_t pc) {
+  // The first step of tile (r, c) after tile (pr, pc) (pr < 0: the subgraph's first step), and
+  // what each op computes in it.
+  StepResult FirstStep(int64_t r, int64_t c, int64_t pr, int64_t pc, std::vector<OpWork>* work) {
     double compute = 0;
     Step(r, c, 0, &current_, &compute);
+    *work = step_work_;
     current_key_ = {r, c, 0};
     if (pr < 0) return Finish(r, c, 0, current_, nullptr, compute);
     double unused = 0;
@@ -404,13 +448,17 @@ class StepEvaluator {
     const Interval ci = Concrete(d.cols, cols, j, out.width);
     double cost = op.base_cost * Factor(d.rows, ri.length(), native_h_) *
                   Factor(d.cols, ci.length(), native_w_);
+    double elements = static_cast<double>(ri.length() * ci.length());
     if (op.type == OpType::kMatMul) {
       const int64_t k_extent = problem_.reduction_extent(d.op);
       const int64_t length = d.accumulate ? SliceInterval(j, k_, k_extent).length() : k_extent;
       cost *= ReductionFactor(modes_.matmul_reduction, length, k_extent,
                               problem_.hardware().native_k());
+      if (d.accumulate) {
+        elements *= static_cast<double>(length) / static_cast<double>(k_extent);
+      }
     }
-    return {d.op, d.accumulate, ri.begin, ri.end, ci.begin, ci.end, cost};
+    return {d.op, d.accumulate, ri.begin, ri.end, ci.begin, ci.end, cost, elements};
   }
 
   int64_t Coincidence(Interval tile, int64_t extent) const {
@@ -430,6 +478,7 @@ class StepEvaluator {
     Step(r, c, j, &current_, &compute);
     current_key_ = {r, c, j};
     totals->Add(Finish(r, c, j, current_, &previous_, compute), j, count, bandwidth_, capacity_);
+    AddWork(step_work_, static_cast<double>(count), &totals->work);
   }
 
   const Problem& problem_;
@@ -447,6 +496,7 @@ class StepEvaluator {
   int64_t buffers_ = 0;
   int64_t sinks_written_ = 0;
   std::vector<ConcreteCompute> computes_;
+  std::vector<OpWork> step_work_;  // per op of the plan: what the last Step() computed
   std::vector<ConcreteSlice> current_, previous_;
   std::array<int64_t, 3> current_key_ = {-1, -1, -1};  // (r, c, j) that current_ holds, if any
 };
@@ -473,8 +523,13 @@ Result<SubgraphCost> CostModel::Cost(const SubgraphPlan& plan, const Granularity
   // same col, first tile); exact unless the plan is mixed (see RowCoincidence).
   std::array<StepResult, 32> first_memo;
   std::array<bool, 32> first_known{};
-  // Memo of k-steps 1..n_k-1 of a tile by (row clipped, col clipped, coincidences).
-  std::map<std::tuple<bool, bool, int64_t, int64_t>, Totals> within_memo;
+  // What each op computes in a memoized first step, and how many tiles used it.
+  std::array<std::vector<OpWork>, 32> first_work;
+  std::array<int64_t, 32> first_uses{};
+  // Memo of k-steps 1..n_k-1 of a tile by (row clipped, col clipped, coincidences), with the
+  // number of tiles that used each entry.
+  std::map<std::tuple<bool, bool, int64_t, int64_t>, std::pair<Totals, int64_t>> within_memo;
+  std::vector<OpWork> work, step_work;  // per op: the sum so far; one unmemoized first step
 
   SubgraphCost cost;
   cost.tiles = num_tiles;
@@ -489,22 +544,27 @@ Result<SubgraphCost> CostModel::Cost(const SubgraphPlan& plan, const Granularity
 
     StepResult first;
     if (mixed) {
-      first = eval.FirstStep(r, c, pr, pc);
+      first = eval.FirstStep(r, c, pr, pc, &step_work);
+      AddWork(step_work, /*count=*/1, &work);
     } else {
       const int key = (clip_r ? 1 : 0) | (clip_c ? 2 : 0) | (pr == r ? 4 : 0) | (pc == c ? 8 : 0) |
                       (pr < 0 ? 16 : 0);
       if (!first_known[key]) {
-        first_memo[key] = eval.FirstStep(r, c, pr, pc);
+        first_memo[key] = eval.FirstStep(r, c, pr, pc, &first_work[key]);
         first_known[key] = true;
       }
       first = first_memo[key];
+      ++first_uses[key];
     }
     Totals tile_totals;
     tile_totals.Add(first, 0, 1, eval.bandwidth(), eval.capacity());
     const auto key = std::make_tuple(clip_r, clip_c, eval.RowCoincidence(r), eval.ColCoincidence(c));
     auto it = within_memo.find(key);
-    if (it == within_memo.end()) it = within_memo.emplace(key, eval.WithinTile(r, c)).first;
-    const Totals& within = it->second;
+    if (it == within_memo.end()) {
+      it = within_memo.emplace(key, std::make_pair(eval.WithinTile(r, c), int64_t{0})).first;
+    }
+    const Totals& within = it->second.first;
+    ++it->second.second;
 
     if (tile_totals.first_bad_j >= 0 || within.first_bad_j >= 0) {
       const Totals& bad = tile_totals.first_bad_j >= 0 ? tile_totals : within;
@@ -524,6 +584,13 @@ Result<SubgraphCost> CostModel::Cost(const SubgraphPlan& plan, const Granularity
     pr = r;
     pc = c;
   }
+  for (size_t key = 0; key < first_work.size(); ++key) {
+    AddWork(first_work[key], static_cast<double>(first_uses[key]), &work);
+  }
+  for (const auto& [key, entry] : within_memo) {
+    AddWork(entry.first.work, static_cast<double>(entry.second), &work);
+  }
+  all.op_work = std::move(work);
   all.tiles = cost.tiles;
   all.k_steps = cost.k_steps;
   all.peak_working_set = cost.peak_working_set;

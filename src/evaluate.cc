@@ -67,6 +67,9 @@ Result<Evaluation> Evaluate(const Problem& problem, const Schedule& schedule,
   std::vector<bool> in_slow_memory(problem.num_tensors(), false);
   for (int t = 0; t < problem.num_tensors(); ++t) in_slow_memory[t] = problem.is_graph_input(t);
   std::vector<int> resident;  // retained by the previous subgraph, sorted
+  for (int o = 0; o < problem.num_ops(); ++o) {
+    evaluation.op_work.push_back({o, problem.tensor(problem.op(o).output).size(), 0, 0});
+  }
 
   for (size_t s = 0; s < schedule.subgraphs.size(); ++s) {
     const Subgraph& sg = schedule.subgraphs[s];
@@ -133,6 +136,10 @@ Result<Evaluation> Evaluate(const Problem& problem, const Schedule& schedule,
                                     " differs from computed " + FormatLatency(cost->latency));
     }
     evaluation.total += cost->latency;
+    for (const OpWork& w : cost->op_work) {
+      evaluation.op_work[w.op].elements += w.elements;
+      evaluation.op_work[w.op].compute_time += w.compute_time;
+    }
     evaluation.subgraphs.push_back(std::move(report));
     resident = std::move(retained);
   }

@@ -386,6 +386,19 @@ std::string ProblemToJson(const Problem& problem) {
 
 namespace {
 
+// Per op: output elements computed, relative to once, compute time and the part beyond once.
+json OpWorkJson(const std::vector<OpWork>& work) {
+  json out = json::array();
+  for (const OpWork& w : work) {
+    out.push_back({{"op", w.op},
+                   {"elements", w.elements},
+                   {"computed", ComputedRelativeToOnce(w)},
+                   {"compute_time", w.compute_time},
+                   {"recomputation_time", RecomputationTime(w)}});
+  }
+  return out;
+}
+
 json ModesJson(const CostModes& modes) {
   return {{"rules", RulesName(modes.rules)},
           {"matmul_reduction", MatmulReductionName(modes.matmul_reduction)},
@@ -429,9 +442,13 @@ std::string EvaluationToJson(const Schedule& schedule, const Evaluation& evaluat
         {"peak_working_set", c.peak_working_set},
         {"peak_tile", c.peak_tile},
         {"peak_k_step", c.peak_k_step + 1},
+        {"op_work", OpWorkJson(c.op_work)},
+        {"recomputation_time", RecomputationTime(c.op_work)},
     });
   }
   out["subgraphs"] = std::move(subgraphs);
+  out["op_work"] = OpWorkJson(evaluation.op_work);
+  out["recomputation_time"] = RecomputationTime(evaluation.op_work);
   out["warnings"] = evaluation.warnings;
   return out.dump(2) + "\n";
 }

@@ -97,6 +97,26 @@ void ExpectSameVerdict(const Problem& problem, const Schedule& schedule, const C
         << "seed " << seed << " subgraph " << s << " " << ModesString(modes);
     EXPECT_EQ(actual->subgraphs[s].cost.peak_working_set, expected.peak_working_set[s])
         << "seed " << seed << " subgraph " << s << " " << ModesString(modes);
+    // Recomputation figures: the cost model's per-op sums, through its repeated-step shortcuts,
+    // against the reference's step-by-step count.
+    ASSERT_EQ(c.op_work.size(), schedule.subgraphs[s].ops.size());
+    double op_time_sum = 0;
+    for (const OpWork& w : c.op_work) {
+      const auto e = expected.op_elements[s].find(w.op);
+      const auto t = expected.op_time[s].find(w.op);
+      ASSERT_NE(e, expected.op_elements[s].end()) << "seed " << seed << " op " << w.op;
+      EXPECT_NEAR(w.elements, e->second, 1e-9 * std::max(1.0, e->second))
+          << "seed " << seed << " subgraph " << s << " op " << w.op << " " << ModesString(modes);
+      EXPECT_NEAR(w.compute_time, t->second, 1e-9 * std::max(1.0, t->second))
+          << "seed " << seed << " subgraph " << s << " op " << w.op << " " << ModesString(modes);
+      EXPECT_EQ(w.output_size, problem.tensor(problem.op(w.op).output).size());
+      // Every op of a subgraph computes its whole output at least once.
+      EXPECT_GE(ComputedRelativeToOnce(w), 1 - 1e-9) << "seed " << seed << " op " << w.op;
+      op_time_sum += w.compute_time;
+    }
+    EXPECT_EQ(expected.op_elements[s].size(), c.op_work.size()) << "seed " << seed;
+    EXPECT_NEAR(op_time_sum, c.compute_time, 1e-9 * std::max(1.0, c.compute_time))
+        << "seed " << seed << " subgraph " << s;
   }
 }
 

@@ -133,6 +133,7 @@ class Ref {
 
       double latency = 0;
       int64_t loaded = 0, peak = 0;
+      std::map<int, double> op_elements, op_time;
       std::set<SliceKey> previous;
       for (int64_t tile : order) {
         const int64_t r = tile / cols, c = tile % cols;
@@ -151,7 +152,9 @@ class Ref {
                           Ceil(tc.hi - tc.lo, hw.native_w) *
                           (m_.native_k ? len / static_cast<double>(hw.native_w)
                                        : len / static_cast<double>(big_k));
-            AddCompute({root, true, tr.lo, tr.hi, tc.lo, tc.hi}, cost);
+            AddCompute({root, true, tr.lo, tr.hi, tc.lo, tc.hi}, cost,
+                       static_cast<double>((tr.hi - tr.lo) * (tc.hi - tc.lo)) * len /
+                           static_cast<double>(big_k));
             Demand(op.inputs[0], tr, slice_cols, false);
             Demand(op.inputs[1], slice_cols, tc, false);
           }
@@ -159,7 +162,11 @@ class Ref {
             for (int t : sinks_) Demand(t, tr, tc, true);
           }
           double compute = 0;
-          for (const auto& [key, cost] : computes_) compute += cost;
+          for (const auto& [key, work] : computes_) {
+            compute += work.first;
+            op_time[std::get<0>(key)] += work.first;
+            op_elements[std::get<0>(key)] += work.second;
+          }
           int64_t load = 0, ws = fixed, store = 0;
           for (const SliceKey& s : slices_) {
             const int64_t size = (std::get<2>(s) - std::get<1>(s)) * (std::get<4>(s) - std::get<3>(s));
@@ -188,6 +195,8 @@ class Ref {
       result.latencies.push_back(latency);
       result.loaded.push_back(loaded);
       result.peak_working_set.push_back(peak);
+      result.op_elements.push_back(op_elements);
+      result.op_time.push_back(op_time);
       result.total += latency;
     }
     result.valid = true;
@@ -197,6 +206,9 @@ class Ref {
  private:
   static double Ceil(int64_t d, int64_t native) {
     return static_cast<double>((d + native - 1) / native);
+  }
+  static double Area(Range rows, Range cols) {
+    return static_cast<double>((rows.hi - rows.lo) * (cols.hi - cols.lo));
   }
   static ReferenceResult Invalid(const std::string& why) {
     ReferenceResult r;
@@ -231,9 +243,10 @@ class Ref {
     return ta.count(p_.op(b).output) > 0;
   }
 
-  void AddCompute(ComputeKey key, double cost) {
-    auto [it, inserted] = computes_.emplace(key, cost);
-    if (!inserted) it->second = std::max(it->second, cost);
+  // `elements`: output elements the (op, region) pair computes.
+  void AddCompute(ComputeKey key, double cost, double elements) {
+    auto [it, inserted] = computes_.emplace(key, std::make_pair(cost, elements));
+    if (!inserted) it->second.first = std::max(it->second.first, cost);
   }
 
   // Demand region (rows, cols) of tensor t; `tile_side` is true on the epilogue path.
@@ -256,13 +269,13 @@ class Ref {
       // Contest rule 7b: read along a reduction axis, the tile must cover that axis.
       if (!rows.spatial && tile_h_ < p_.tensor(t).height) contest_violation_ = true;
       if (!cols.spatial && tile_w_ < p_.tensor(t).width) contest_violation_ = true;
-      AddCompute({o, false, rows.lo, rows.hi, cols.lo, cols.hi}, cost);
+      AddCompute({o, false, rows.lo, rows.hi, cols.lo, cols.hi}, cost, Area(rows, cols));
       for (int in : op.inputs) Demand(in, rows, cols, tile_side);
       return;
     }
     const int64_t big_k = p_.tensor(op.inputs[0]).width;
     if (m_.native_k) cost *= static_cast<double>(big_k) / static_cast<double>(hw.native_w);
-    AddCompute({o, false, rows.lo, rows.hi, cols.lo, cols.hi}, cost);
+    AddCompute({o, false, rows.lo, rows.hi, cols.lo, cols.hi}, cost, Area(rows, cols));
     Demand(op.inputs[0], rows, {0, big_k, false}, false);
     Demand(op.inputs[1], {0, big_k, false}, cols, false);
   }
@@ -272,7 +285,7 @@ class Ref {
   std::vector<bool> member_;
   std::vector<int> sinks_, roots_;
   std::set<SliceKey> slices_;
-  std::map<ComputeKey, double> computes_;
+  std::map<ComputeKey, std::pair<double, double>> computes_;  // (cost, elements)
   const std::set<int>* resident_ = nullptr;
   int64_t tile_w_ = 0, tile_h_ = 0;
   bool contest_violation_ = false;

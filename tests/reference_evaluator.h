@@ -4,6 +4,7 @@
 #ifndef TILESCHED_TESTS_REFERENCE_EVALUATOR_H_
 #define TILESCHED_TESTS_REFERENCE_EVALUATOR_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ struct ReferenceResult {
   std::vector<double> latencies;
   std::vector<int64_t> loaded;       // elements read per subgraph
   std::vector<int64_t> peak_working_set;
+  // Per subgraph, per op computed in it: output elements computed (a split root's k-slice of a
+  // region counts slice/K of the region) and the compute time charged for them.
+  std::vector<std::map<int, double>> op_elements, op_time;
 };
 
 ReferenceResult ReferenceEvaluate(const Problem& problem, const Schedule& schedule,

@@ -4,7 +4,9 @@
 // Entry points: CostModes (the three switches of SPEC.md section 7), the pure functions
 // SpatialFactor / ProportionalFactor / ReductionFactor / StepLatency / TileBuffers,
 // CostModel::CheckGranularity (rules 3.4 and 7b) and CostModel::Cost (rule 3.8 and the full
-// latency with its breakdown). Whole schedules are judged by Evaluate() in evaluate.h.
+// latency with its breakdown, including per op what it computes: OpWork, with
+// ComputedRelativeToOnce / RecomputationTime). Whole schedules are judged by Evaluate() in
+// evaluate.h.
 //
 // Cost() does not walk every step: steps that are identical up to position are costed once
 // and multiplied (SPEC.md section 9). Tiles fall into a few classes (clipped or not in each
@@ -83,6 +85,31 @@ inline int64_t TileBuffers(Rules rules, int64_t sinks_not_retained,
 
 // --- Breakdown of one subgraph ---------------------------------------------------------------
 
+// What one op computes, summed over the steps of a subgraph (or of a whole schedule): its output
+// elements, counting a split root's k-slice over a region as slice/K of that region (so a split
+// root that accumulates all its slices over a tile computes the tile once), and the compute time
+// the cost model charged for them. docs/cost_model.md "Recomputation" defines it precisely.
+struct OpWork {
+  int op = -1;
+  int64_t output_size = 0;  // elements of the op's output tensor
+  double elements = 0;
+  double compute_time = 0;
+};
+// Output computed relative to computing it once: elements / output size (2 = twice).
+inline double ComputedRelativeToOnce(const OpWork& work) {
+  return work.elements / static_cast<double>(work.output_size);
+}
+// Compute time spent beyond computing the output once, at the op's average time per element.
+inline double RecomputationTime(const OpWork& work) {
+  const double size = static_cast<double>(work.output_size);
+  if (work.elements <= size) return 0;
+  return work.compute_time * (work.elements - size) / work.elements;
+}
+// RecomputationTime summed over a list of ops (a subgraph's, or a whole schedule's).
+double RecomputationTime(const std::vector<OpWork>& work);
+// "op 0: 2.00x, op 1: 1.00x" (ComputedRelativeToOnce of each).
+std::string ComputedSummary(const std::vector<OpWork>& work);
+
 struct SubgraphCost {
   double latency = 0;       // sum of step latencies
   double compute_time = 0;  // sum of step compute
@@ -99,6 +126,7 @@ struct SubgraphCost {
   int64_t peak_working_set = 0;
   int64_t peak_tile = 0;    // tile id of the first step reaching the peak
   int64_t peak_k_step = 0;  // 0-based k-step of that step
+  std::vector<OpWork> op_work;  // one per op of the plan, in its (sorted) op order
 };
 
 // The bounds rule 3.4 and, under rules=contest, rule 7b put on a granularity of one subgraph

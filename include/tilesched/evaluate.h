@@ -29,6 +29,7 @@ struct SubgraphReport {
 struct Evaluation {
   double total = 0;
   std::vector<SubgraphReport> subgraphs;
+  std::vector<OpWork> op_work;  // per op id: what it computes, summed over its subgraphs
   std::vector<std::string> warnings;  // missing or differing reported latencies (rule 3.9)
 };
 

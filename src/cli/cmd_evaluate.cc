@@ -1,4 +1,5 @@
-// `tilesched evaluate`: judge a solution file and print the breakdown.
+// `tilesched evaluate`: judge a solution file and print the breakdown, or judge it under several
+// readings of SPEC.md section 7 side by side.
 #include <iostream>
 
 #include "args.h"
@@ -7,6 +8,7 @@
 #include "tilesched/evaluate.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
+#include "tilesched/mode_compare.h"
 #include "tilesched/report_json.h"
 
 namespace tilesched::cli {
@@ -17,6 +19,75 @@ std::string Ops(const std::vector<int>& ops) {
   std::string out;
   for (size_t i = 0; i < ops.size(); ++i) out += (i ? "," : "") + std::to_string(ops[i]);
   return out;
+}
+
+// Output computed relative to once, per op, and compute time beyond once (docs/cost_model.md).
+void PrintRecomputation(const Evaluation& ev) {
+  std::cout << "\nrecomputation (output computed relative to once; compute time beyond once):\n";
+  TextTable table({"sg", "computed", "recompute time"});
+  for (size_t s = 0; s < ev.subgraphs.size(); ++s) {
+    const SubgraphCost& c = ev.subgraphs[s].cost;
+    table.AddRow({std::to_string(s), ComputedSummary(c.op_work), FormatNumber(RecomputationTime(c.op_work))});
+  }
+  table.AddRow({"all", ComputedSummary(ev.op_work), FormatNumber(RecomputationTime(ev.op_work))});
+  table.Print(std::cout, {true, true, false});
+}
+
+// One column per mode combination; differences are to the first valid column.
+void PrintComparison(const std::vector<ModeResult>& results) {
+  std::vector<std::string> header = {""};
+  for (size_t i = 0; i < results.size(); ++i) header.push_back("[" + std::to_string(i + 1) + "]");
+  TextTable table(header);
+  const Evaluation* first = FirstValid(results);
+  std::vector<std::vector<std::string>> rows(10);
+  rows[0] = {"rules"};
+  rows[1] = {"matmul_reduction"};
+  rows[2] = {"k_limit"};
+  rows[3] = {"verdict"};
+  rows[4] = {"failing rule"};
+  rows[5] = {"subgraph"};
+  rows[6] = {"op/tensor/tile"};
+  rows[7] = {"total latency"};
+  rows[8] = {"difference"};
+  rows[9] = {"recompute time"};
+  for (const ModeResult& r : results) {
+    rows[0].push_back(RulesName(r.modes.rules));
+    rows[1].push_back(MatmulReductionName(r.modes.matmul_reduction));
+    rows[2].push_back(KLimitName(r.modes.k_limit));
+    if (r.evaluation.ok()) {
+      const Evaluation& ev = *r.evaluation;
+      rows[3].push_back("valid");
+      for (size_t i = 4; i <= 6; ++i) rows[i].push_back("-");
+      rows[7].push_back(FormatNumber(ev.total));
+      const double diff = ev.total - first->total;
+      rows[8].push_back(&ev == first ? "reference"
+                                     : (diff >= 0 ? "+" : "") + FormatNumber(diff) + " (x" +
+                                           FormatNumber(ev.total / first->total, 4) + ")");
+      rows[9].push_back(FormatNumber(RecomputationTime(ev.op_work)));
+    } else {
+      const FailureSite site = DescribeFailure(r.evaluation.status().message());
+      rows[3].push_back("INVALID");
+      rows[4].push_back(site.rule.empty() ? "-" : site.rule);
+      rows[5].push_back(site.subgraph ? std::to_string(*site.subgraph) : "-");
+      rows[6].push_back(site.object.empty() ? "-" : site.object);
+      for (size_t i = 7; i <= 9; ++i) rows[i].push_back("-");
+    }
+  }
+  for (auto& row : rows) table.AddRow(std::move(row));
+  table.Print(std::cout, {true});
+  int valid = 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].evaluation.ok()) {
+      ++valid;
+    } else {
+      std::cout << "\n[" << i + 1 << "] " << ModesString(results[i].modes) << ": "
+                << results[i].evaluation.status().message();
+    }
+  }
+  std::cout << (valid == static_cast<int>(results.size()) ? "" : "\n") << "\nvalid under " << valid
+            << " of " << results.size() << " readings";
+  if (first) std::cout << "; differences are to the first valid column";
+  std::cout << "\n";
 }
 
 void PrintHuman(const Schedule& schedule, const Evaluation& ev,
@@ -38,6 +109,7 @@ void PrintHuman(const Schedule& schedule, const Evaluation& ev,
                   FormatNumber(c.latency)});
   }
   table.Print(std::cout, {false, true, true, true});
+  PrintRecomputation(ev);
   std::cout << "\ntotal latency: " << FormatNumber(ev.total) << "\n"
             << "lower bound:   " << FormatNumber(bounds.best()) << " (compute "
             << FormatNumber(bounds.compute) << ", I/O " << FormatNumber(bounds.io) << ", traffic "
@@ -49,22 +121,49 @@ void PrintHuman(const Schedule& schedule, const Evaluation& ev,
 }  // namespace
 
 int RunEvaluate(int argc, char** argv, int first) {
-  std::vector<Option> options = ModeOptions();
-  options.push_back({"json", "", "print machine-readable JSON instead of a table"});
+  std::vector<Option> options = {
+      {"rules", "contest|algebra[,...]", "validity reading(s) of SPEC 7 (default contest)"},
+      {"matmul-reduction", "full_k|native_k[,...]", "what base_cost covers (default full_k)"},
+      {"k-limit", "native|reduction[,...]", "upper bound of k (default native)"},
+      {"json", "", "print machine-readable JSON instead of a table"},
+  };
   Args args("evaluate", "PROBLEM.json SOLUTION.json [options]",
             "Checks a solution against every validity rule of the spec and prints its latency:\n"
             "total, per subgraph, and a breakdown (steps, compute and memory time, how many\n"
-            "steps are compute- or memory-bound, peak working set and where).\n"
-            "Exit status: 0 valid, 1 invalid schedule, 2 usage or input error.",
+            "steps are compute- or memory-bound, peak working set and where, and per op how\n"
+            "much of its output is computed relative to once and the compute time beyond once).\n"
+            "A mode flag given a comma-separated list (--rules contest,algebra) judges the\n"
+            "schedule under every combination of the listed modes and prints one column per\n"
+            "combination: verdict, failing rule, subgraph, op or tensor, total latency, and the\n"
+            "difference to the first valid column (--json: an object whose \"modes\" array has\n"
+            "one entry per combination).\n"
+            "Exit status: 0 valid (under every listed reading), 1 invalid (under at least one),\n"
+            "2 usage or input error.",
             options, 2, 2);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
-  auto modes = ModesFromArgs(args);
-  if (!modes.ok()) return Fail("evaluate", modes.status().message(), kExitUsage);
+  for (const char* flag : {"rules", "matmul-reduction", "k-limit"}) {
+    if (args.Has(flag) && args.Get(flag).empty()) {
+      return Fail("evaluate", std::string("--") + flag + ": empty list", kExitUsage);
+    }
+  }
+  auto combinations = ModeCombinations(args.Get("rules"), args.Get("matmul-reduction"),
+                                       args.Get("k-limit"));
+  if (!combinations.ok()) return Fail("evaluate", combinations.status().message(), kExitUsage);
   auto problem = LoadProblem(args.positional()[0]);
   if (!problem.ok()) return Fail("evaluate", problem.status().message(), kExitUsage);
   auto schedule = LoadSolution(args.positional()[1]);
   if (!schedule.ok()) return Fail("evaluate", schedule.status().message(), kExitUsage);
   const bool json = args.Has("json");
+  if (combinations->size() > 1) {
+    const std::vector<ModeResult> results = EvaluateModes(*problem, *schedule, *combinations);
+    if (json) {
+      std::cout << ModeComparisonToJson(results);
+    } else {
+      PrintComparison(results);
+    }
+    return AllValid(results) ? kExitOk : kExitInvalid;
+  }
+  const CostModes* modes = &combinations->front();
   auto evaluation = Evaluate(*problem, *schedule, *modes);
   if (!evaluation.ok()) {
     if (json) std::cout << InvalidEvaluationToJson(evaluation.status().message(), *modes);

@@ -208,6 +208,31 @@ void WriteTable(const ReportInput& in, std::ostringstream& out) {
   out << "</table>\n</section>\n";
 }
 
+// Per subgraph and over the schedule: each op's output computed relative to once, and the
+// compute time beyond once (docs/cost_model.md "Recomputation").
+void WriteRecomputation(const ReportInput& in, std::ostringstream& out) {
+  const Evaluation& ev = *in.evaluation;
+  out << "<section id=\"recomputation\">\n<h2>Recomputation</h2>\n"
+      << "<p class=\"legend\">Per op, the output computed relative to computing it once (a split "
+         "root's k-slices over a tile add up to that tile once), and the compute time spent "
+         "beyond once, at the op's average time per element.</p>\n"
+      << "<table class=\"recomputation\">\n<tr><th>sg</th><th>computed</th>"
+         "<th>recompute time</th><th>share of compute</th></tr>\n";
+  double compute = 0;
+  for (size_t s = 0; s < ev.subgraphs.size(); ++s) {
+    const SubgraphCost& c = ev.subgraphs[s].cost;
+    compute += c.compute_time;
+    out << "<tr class=\"recompute-row\" data-subgraph=\"" << s << "\"><td>" << s << "</td><td>"
+        << HtmlEscape(ComputedSummary(c.op_work)) << "</td><td class=\"num\">"
+        << FormatNumber(RecomputationTime(c.op_work)) << "</td><td class=\"num\">"
+        << Percent(RecomputationTime(c.op_work), c.compute_time) << "</td></tr>\n";
+  }
+  out << "<tr class=\"recompute-total\"><td>all</td><td>" << HtmlEscape(ComputedSummary(ev.op_work))
+      << "</td><td class=\"num\" id=\"recomputation-time\">"
+      << FormatNumber(RecomputationTime(ev.op_work)) << "</td><td class=\"num\">"
+      << Percent(RecomputationTime(ev.op_work), compute) << "</td></tr>\n</table>\n</section>\n";
+}
+
 }  // namespace
 
 std::string HtmlEscape(const std::string& text) {
@@ -255,6 +280,7 @@ std::string ReportHtml(const ReportInput& in) {
   WriteGraph(in, out);
   WriteTimeline(in, out);
   WriteTable(in, out);
+  WriteRecomputation(in, out);
   out << "</body>\n</html>\n";
   return out.str();
 }

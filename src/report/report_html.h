@@ -5,7 +5,9 @@
 // bound, ratio, evaluator warnings), the DAG with its subgraph clusters (dot's SVG inline, or
 // the DOT text when Graphviz is missing), a timeline with one bar per subgraph (class
 // "timeline-bar", data-subgraph="s", placed at its start time, split into compute-bound and
-// memory-bound time) and a table with a row per subgraph. InlineSvg strips what may not
+// memory-bound time), a table with a row per subgraph, and the recomputation per subgraph
+// (class "recompute-row": each op's output computed relative to once, the compute time beyond
+// once; the schedule's in "recompute-total"). InlineSvg strips what may not
 // appear inside HTML from dot's output; HtmlEscape escapes text for HTML.
 #ifndef TILESCHED_REPORT_REPORT_HTML_H_
 #define TILESCHED_REPORT_REPORT_HTML_H_
