@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [extra-package ...]
 set -euo pipefail
 packages=(build-essential cmake libtbb-dev libboost-graph-dev nlohmann-json3-dev
-          libbenchmark-dev libgtest-dev "$@")
+          libbenchmark-dev libgtest-dev libonnx-dev libprotobuf-dev protobuf-compiler "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
