@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "table.h"
 #include "tilesched/graph.h"
+#include "tilesched/hardware.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
 
@@ -61,6 +62,7 @@ void PrintHuman(const Problem& problem, const LowerBounds& bounds, const CostMod
 int RunInfo(int argc, char** argv, int first) {
   std::vector<Option> options = ModeOptions();
   options.push_back({"json", "", "print machine-readable JSON instead of tables"});
+  options.push_back({"hardware", "HW.json", "replace the problem's hardware by a description (configs/hardware/, docs/import.md)"});
   Args args("info", "PROBLEM.json [options]",
             "Lists a problem's ops, tensors (shapes, roles), graph inputs and outputs, and the\n"
             "compute and I/O lower bounds on any schedule's latency.",
@@ -72,7 +74,7 @@ int RunInfo(int argc, char** argv, int first) {
   }
   auto modes = ModesFromArgs(args);
   if (!modes.ok()) return Fail("info", modes.status().message(), kExitUsage);
-  auto problem = LoadProblem(args.positional()[0]);
+  auto problem = LoadProblemOnHardware(args.positional()[0], args.Get("hardware"));
   if (!problem.ok()) return Fail("info", problem.status().message(), kExitUsage);
   const LowerBounds bounds = ComputeLowerBounds(*problem, *modes);
   if (args.Has("json")) {

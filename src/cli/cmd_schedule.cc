@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "schedule_runner.h"
 #include "search_args.h"
+#include "tilesched/hardware.h"
 #include "tilesched/io.h"
 
 namespace tilesched::cli {
@@ -13,6 +14,7 @@ int RunSchedule(int argc, char** argv, int first) {
   std::vector<Option> options = SearchOptionFlags();
   options.insert(options.begin(), {"output", "OUT.json", "write the schedule here (default: stdout)"});
   options.push_back({"quiet", "", "no progress output on stderr"});
+  options.push_back({"hardware", "HW.json", "replace the problem's hardware by a description (configs/hardware/, docs/import.md)"});
   options.push_back({"verbose", "", "print what each strategy did (moves, beams) on stderr"});
   Args args("schedule", "PROBLEM.json [-o OUT.json] [options]",
             "Searches for the lowest-latency valid schedule of PROBLEM.json within a time or\n"
@@ -35,7 +37,7 @@ int RunSchedule(int argc, char** argv, int first) {
   if (!search_options.ok()) return Fail("schedule", search_options.status().message(), kExitUsage);
   search::SearchOptions opts = *search_options;
   if (opts.time_limit <= 0 && opts.iterations <= 0) opts.time_limit = 10;
-  auto problem = LoadProblem(args.positional()[0]);
+  auto problem = LoadProblemOnHardware(args.positional()[0], args.Get("hardware"));
   if (!problem.ok()) return Fail("schedule", problem.status().message(), kExitUsage);
   InstallStopHandlers();
   RunnerOptions runner;

@@ -24,6 +24,7 @@
 #include "sweep_run.h"
 #include "table.h"
 #include "tilesched/file_util.h"
+#include "tilesched/hardware.h"
 #include "tilesched/io.h"
 
 namespace tilesched::cli {
@@ -75,6 +76,7 @@ std::vector<Option> SweepOptions() {
       {"resume", "", "keep the rows already in FILE and run only the missing points"},
       {"dry-run", "", "print this shard's points (CSV on stdout) and run nothing"},
       {"quiet", "", "no progress on stderr"},
+      {"hardware", "HW.json", "replace every problem's hardware by a description (docs/import.md)"},
   };
 }
 
@@ -225,7 +227,7 @@ int RunSweep(int argc, char** argv, int first) {
   std::vector<Problem> problems;
   std::vector<std::string> names;
   for (const std::string& path : grid.problems) {
-    auto problem = LoadProblem(path);
+    auto problem = LoadProblemOnHardware(path, args.Get("hardware"));
     if (!problem.ok()) return Fail(kCommand, problem.status().message(), kExitUsage);
     problems.push_back(std::move(problem).value());
     names.push_back(ProblemName(path));
