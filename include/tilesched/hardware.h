@@ -63,6 +63,10 @@ double OperatorWork(const HardwareDescription& hw, const std::string& op_type);
 // native-tile area ratio), otherwise kept.
 Result<Problem> Retarget(const Problem& problem, const HardwareDescription& hw);
 
+// The same problem with every MatMul base cost times `matmul_factor` and every Pointwise base
+// cost times `pointwise_factor` (a throughput change: factor = old / new throughput).
+Result<Problem> ScaleBaseCosts(const Problem& problem, double matmul_factor, double pointwise_factor);
+
 // `path` loaded, then retargeted to the description at `hardware_path` when it is not empty
 // (the `--hardware` option of schedule, sweep and info).
 Result<Problem> LoadProblemOnHardware(const std::string& path, const std::string& hardware_path);

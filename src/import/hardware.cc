@@ -162,15 +162,16 @@ Result<Problem> Retarget(const Problem& problem, const HardwareDescription& hw) 
   const Hardware& old_hw = problem.hardware();
   const double area = static_cast<double>(hw.native_w * hw.native_h) /
                       static_cast<double>(old_hw.native_w * old_hw.native_h);
-  std::vector<Op> ops = problem.ops();
-  for (Op& op : ops) {
-    op.base_cost *= area * (op.type == OpType::kMatMul
-                                ? hw.rescale_from->matmul_macs_per_time / hw.matmul_macs_per_time
-                                : hw.rescale_from->vector_elements_per_time / hw.vector_elements_per_time);
-  }
-  auto rescaled = Problem::Create(problem.tensors(), std::move(ops), DeriveHardware(hw));
+  auto rescaled = ScaleBaseCosts(*moved, area * hw.rescale_from->matmul_macs_per_time / hw.matmul_macs_per_time,
+                                 area * hw.rescale_from->vector_elements_per_time / hw.vector_elements_per_time);
   if (!rescaled.ok()) return rescaled.status().WithContext("hardware '" + hw.name + "': ");
   return rescaled;
+}
+
+Result<Problem> ScaleBaseCosts(const Problem& problem, double matmul_factor, double pointwise_factor) {
+  std::vector<Op> ops = problem.ops();
+  for (Op& op : ops) op.base_cost *= op.type == OpType::kMatMul ? matmul_factor : pointwise_factor;
+  return Problem::Create(problem.tensors(), std::move(ops), problem.hardware());
 }
 
 Result<Problem> LoadProblemOnHardware(const std::string& path, const std::string& hardware_path) {
