@@ -3,6 +3,7 @@
 // data/models/; the malformed and unsupported cases; Retarget; the `import` command.
 #include <onnx/onnx_pb.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -605,6 +606,52 @@ TEST(ImportCommandTest, WritesOrFailsWithoutOutput) {
                                    dir.path());
   EXPECT_EQ(retarget.code, 0) << retarget.err;
   EXPECT_NE(retarget.out.find("native tile 64x64"), std::string::npos) << retarget.out;
+}
+
+TEST(RetargetTest, ScaleBaseCostsByOpType) {
+  auto problem = LoadProblem(TILESCHED_SOURCE_DIR "/data/benchmarks/mlsys-2026-1.json");
+  ASSERT_TRUE(problem.ok()) << problem.status().message();
+  auto scaled = ScaleBaseCosts(*problem, /*matmul_factor=*/0.5, /*pointwise_factor=*/3);
+  ASSERT_TRUE(scaled.ok()) << scaled.status().message();
+  for (int o = 0; o < problem->num_ops(); ++o) {
+    const double factor = problem->op(o).type == OpType::kMatMul ? 0.5 : 3;
+    EXPECT_DOUBLE_EQ(scaled->op(o).base_cost, problem->op(o).base_cost * factor);
+  }
+  EXPECT_EQ(scaled->hardware().fast_memory_capacity, problem->hardware().fast_memory_capacity);
+}
+
+// A throughput sweep point is the problem with base costs scaled by the description's
+// throughput over the point's: its lower bound column says so.
+TEST(ImportCommandTest, SweepVariesThroughput) {
+  testing::ScratchDir dir("import_sweep");
+  const std::string bin = TILESCHED_BINARY;
+  const std::string hw_path = TILESCHED_SOURCE_DIR "/configs/hardware/contest_like.json";
+  const std::string problem_path = dir.File("mlp.json");
+  auto hw = LoadHardwareDescription(hw_path);
+  ASSERT_TRUE(hw.ok()) << hw.status().message();
+  auto model = ImportOnnxFile(TILESCHED_SOURCE_DIR "/data/models/mlp.onnx", *hw);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  testing::Spit(problem_path, ImportedProblemToJson(*model));
+  const std::string csv = dir.File("sweep.csv");
+  auto run = testing::RunTool({bin, "sweep", problem_path, "--hardware", hw_path, "--matmul-throughput", "1024,4096",
+                               "--vector-throughput", "32", "--iterations", "20", "--quiet", "-o", csv},
+                              dir.path());
+  ASSERT_EQ(run.code, 0) << run.err;
+  const std::string text = testing::Slurp(csv);
+  for (double matmul : {1024.0, 4096.0}) {
+    auto scaled = ScaleBaseCosts(model->problem, hw->matmul_macs_per_time / matmul, hw->vector_elements_per_time / 32);
+    ASSERT_TRUE(scaled.ok());
+    const double bound = ComputeLowerBounds(*scaled, {}).best();
+    char expected[64];
+    std::snprintf(expected, sizeof(expected), ",%g,32,", matmul);
+    EXPECT_NE(text.find(expected), std::string::npos) << text;
+    std::snprintf(expected, sizeof(expected), ",%.10g,", bound);
+    EXPECT_NE(text.find(expected), std::string::npos) << "lower bound " << bound << " in\n" << text;
+  }
+  auto refused = testing::RunTool({bin, "sweep", problem_path, "--matmul-throughput", "1024", "-o", dir.File("x.csv")},
+                                  dir.path());
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("need --hardware"), std::string::npos) << refused.err;
 }
 
 }  // namespace
