@@ -608,6 +608,25 @@ TEST(ImportCommandTest, WritesOrFailsWithoutOutput) {
   EXPECT_NE(retarget.out.find("native tile 64x64"), std::string::npos) << retarget.out;
 }
 
+// Importing with A and retargeting to B (rescale_from = A's throughputs) equals importing with B.
+TEST(RetargetTest, RetargetedImportEqualsDirectImport) {
+  auto a = LoadHardwareDescription(TILESCHED_SOURCE_DIR "/configs/hardware/contest_like.json");
+  auto b = LoadHardwareDescription(TILESCHED_SOURCE_DIR "/configs/hardware/big_accelerator.json");
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(b->rescale_from.has_value());
+  ASSERT_EQ(b->rescale_from->matmul_macs_per_time, a->matmul_macs_per_time);
+  ASSERT_EQ(b->rescale_from->vector_elements_per_time, a->vector_elements_per_time);
+  ASSERT_EQ(b->operator_costs, a->operator_costs);
+  auto via_a = ImportOnnxFile(TILESCHED_SOURCE_DIR "/data/models/gpt_block.onnx", *a);
+  auto direct = ImportOnnxFile(TILESCHED_SOURCE_DIR "/data/models/gpt_block.onnx", *b);
+  ASSERT_TRUE(via_a.ok() && direct.ok());
+  auto moved = Retarget(via_a->problem, *b);
+  ASSERT_TRUE(moved.ok()) << moved.status().message();
+  ASSERT_EQ(moved->num_ops(), direct->problem.num_ops());
+  for (int o = 0; o < moved->num_ops(); ++o) EXPECT_DOUBLE_EQ(moved->op(o).base_cost, direct->problem.op(o).base_cost);
+  EXPECT_EQ(moved->hardware().fast_memory_capacity, direct->problem.hardware().fast_memory_capacity);
+}
+
 TEST(RetargetTest, ScaleBaseCostsByOpType) {
   auto problem = LoadProblem(TILESCHED_SOURCE_DIR "/data/benchmarks/mlsys-2026-1.json");
   ASSERT_TRUE(problem.ok()) << problem.status().message();
