@@ -499,6 +499,28 @@ TEST(ImportTest, UnknownOpNamesTheNode) {
                             "supported ones)");
 }
 
+TEST(ImportTest, CustomDomainAndShapeMismatchNameTheNode) {
+  GraphBuilder g;
+  g.Input("x", {16, 32});
+  g.Node("FusedThing", {"x"}, "y", "fused")->set_domain("com.example");
+  g.Output("y");
+  EXPECT_EQ(ImportError(g), "node 'fused' (FusedThing): operator domain 'com.example' is not supported");
+
+  GraphBuilder m;
+  m.Input("x", {16, 32});
+  m.Weight("w", {24, 8});
+  m.Node("MatMul", {"x", "w"}, "y", "mm");
+  m.Output("y");
+  EXPECT_EQ(ImportError(m), "node 'mm' (MatMul): tensor 'y' has no inferred shape (dynamic or unknown shape)");
+
+  GraphBuilder e;
+  e.Input("x", {16, 32});
+  e.Weight("w", {32, 0});
+  e.Node("MatMul", {"x", "w"}, "y", "mm");
+  e.Output("y");
+  EXPECT_EQ(ImportError(e), "tensor 'w' has an empty or negative dimension");
+}
+
 TEST(ImportTest, DynamicShapeNamesTheInput) {
   GraphBuilder g;
   g.Input("x", {16}, "batch");

@@ -19,7 +19,7 @@ Status KeyError(const std::string& key, const std::string& what) {
   return Status::Error("hardware: " + key + ": " + what);
 }
 
-// A positive finite number under `key` of `object`; `required` says whether it may be absent.
+// The positive finite number under `key` of `object` (`path` prefixes nested keys in messages).
 Result<double> PositiveNumber(const json& object, const std::string& key, const std::string& path) {
   auto it = object.find(key);
   if (it == object.end()) return KeyError(path + key, "missing key");

@@ -54,6 +54,10 @@ struct Blocks {
   const View& at(int64_t i, int64_t j) const { return views[i * cb + j]; }
 };
 
+// Largest tensor the importer accepts (elements); keeps every product of dimensions far from
+// int64 overflow.
+constexpr double kMaxElements = 1099511627776.0;  // 2^40
+
 int64_t Product(const std::vector<int64_t>& dims, size_t from, size_t to) {
   int64_t p = 1;
   for (size_t d = from; d < to; ++d) p *= dims[d];
@@ -416,11 +420,25 @@ const std::set<std::string>& AliasOps() {
   return ops;
 }
 
-Status Importer::Node(const onnx::NodeProto& node, const std::string& label) {
-  const std::string& op = node.op_type();
+std::string NodeLabel(const onnx::NodeProto& node, int index) {
+  return "node '" + (node.name().empty() ? "#" + std::to_string(index) : node.name()) + "' (" + node.op_type() + ")";
+}
+
+// Checked on every node before shape inference, which fails on unknown domains without naming
+// the node our way.
+Status CheckSupported(const onnx::NodeProto& node, const std::string& label) {
   if (!node.domain().empty() && node.domain() != "ai.onnx") {
     return NodeError(label, "operator domain '" + node.domain() + "' is not supported");
   }
+  const std::string& op = node.op_type();
+  const bool known = ElementwiseOps().count(op) || AliasOps().count(op) || op == "MatMul" || op == "Gemm" ||
+                     op == "Transpose" || op == "Softmax" || op == "LayerNormalization" || op == "Constant";
+  if (!known) return NodeError(label, "operator not supported by the importer (docs/import.md lists the supported ones)");
+  return Status::Ok();
+}
+
+Status Importer::Node(const onnx::NodeProto& node, const std::string& label) {
+  const std::string& op = node.op_type();
   if (node.output_size() < 1 || node.output(0).empty()) return NodeError(label, "has no output");
   // Only the first output is modelled; the others (Dropout's mask, LayerNormalization's
   // statistics) must be unused.
@@ -434,9 +452,6 @@ Status Importer::Node(const onnx::NodeProto& node, const std::string& label) {
   auto out_dims = Shape(out, label);
   if (!out_dims.ok()) return out_dims.status();
   auto input = [&](int i) { return Get(node.input(i), label); };
-  const bool known = ElementwiseOps().count(op) || AliasOps().count(op) || op == "MatMul" || op == "Gemm" ||
-                     op == "Transpose" || op == "Softmax" || op == "LayerNormalization" || op == "Constant";
-  if (!known) return NodeError(label, "operator not supported by the importer (docs/import.md lists the supported ones)");
   if (op != "Constant" && node.input_size() < 1) return NodeError(label, "has no input");
   for (int i = 0; i < node.input_size(); ++i) {
     if (!node.input(i).empty() && !values_.count(node.input(i))) {
@@ -554,8 +569,14 @@ Result<ImportedModel> Importer::Run(onnx::ModelProto& model) {
   for (const auto& o : model.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") opset_ = static_cast<int>(o.version());
   }
+  for (int i = 0; i < model.graph().node_size(); ++i) {
+    const auto& node = model.graph().node(i);
+    if (Status s = CheckSupported(node, NodeLabel(node, i)); !s.ok()) return s;
+  }
   try {
-    onnx::ShapeInferenceOptions options{/*check_type_val=*/false, /*strict_mode_val=*/1,
+    // Not strict: a node ONNX cannot infer (an unknown operator, mismatched shapes) is left
+    // without output shapes and reported by the node walk, which names it.
+    onnx::ShapeInferenceOptions options{/*check_type_val=*/false, /*strict_mode_val=*/0,
                                         /*data_prop=*/true};
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
@@ -564,20 +585,36 @@ Result<ImportedModel> Importer::Run(onnx::ModelProto& model) {
     return Status::Error("model: ONNX shape inference failed: " + what);
   }
   const onnx::GraphProto& g = model.graph();
+  // Sizes in range before any arithmetic on them (an element count fits in int64 with room).
+  auto check = [](const std::string& name, const std::vector<int64_t>& dims) {
+    double elements = 1;
+    for (int64_t d : dims) {
+      if (d <= 0) return Status::Error("tensor '" + name + "' has an empty or negative dimension");
+      elements *= static_cast<double>(d);
+    }
+    if (elements > kMaxElements) return Status::Error("tensor '" + name + "' has more than 2^40 elements");
+    return Status::Ok();
+  };
   std::set<std::string> initializers;
   for (const auto& init : g.initializer()) {
     initializers.insert(init.name());
-    shapes_[init.name()] = std::vector<int64_t>(init.dims().begin(), init.dims().end());
+    std::vector<int64_t> dims(init.dims().begin(), init.dims().end());
+    if (Status s = check(init.name(), dims); !s.ok()) return s;
+    shapes_[init.name()] = dims;
   }
-  auto record = [&](const onnx::ValueInfoProto& info) {
-    if (auto dims = ShapeOf(info); dims.ok()) shapes_[info.name()] = *dims;
-  };
-  for (const auto& info : g.value_info()) record(info);
-  for (const auto& info : g.output()) record(info);
+  for (const auto* infos : {&g.value_info(), &g.output()}) {
+    for (const auto& info : *infos) {
+      auto dims = ShapeOf(info);
+      if (!dims.ok()) continue;  // reported by the node that needs it
+      if (Status s = check(info.name(), *dims); !s.ok()) return s;
+      shapes_[info.name()] = *dims;
+    }
+  }
   for (const auto& info : g.input()) {
     if (initializers.count(info.name())) continue;
     auto dims = ShapeOf(info);
     if (!dims.ok()) return Status::Error("graph input: " + dims.status().message());
+    if (Status s = check(info.name(), *dims); !s.ok()) return s;
     shapes_[info.name()] = *dims;
     values_[info.name()] = Dense(info.name(), *dims, /*constant=*/false);
   }
@@ -589,10 +626,7 @@ Result<ImportedModel> Importer::Run(onnx::ModelProto& model) {
   }
   for (const auto& info : g.output()) graph_outputs_.insert(info.name());
   for (int i = 0; i < g.node_size(); ++i) {
-    const auto& node = g.node(i);
-    const std::string label =
-        "node '" + (node.name().empty() ? "#" + std::to_string(i) : node.name()) + "' (" + node.op_type() + ")";
-    if (Status s = Node(node, label); !s.ok()) return s;
+    if (Status s = Node(g.node(i), NodeLabel(g.node(i), i)); !s.ok()) return s;
   }
   std::vector<View> outputs;
   for (const auto& info : g.output()) {
