@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <unordered_map>
@@ -95,13 +94,14 @@ Result<std::vector<Axes>> Regroup(const Axes& flat_in, const std::vector<int64_t
     while (have < need) {
       if (q == queue.size()) return Status::Error("sizes do not match");
       const Axis a = queue[q];
-      if (need % (have * a.size) == 0) {
+      if (need % have != 0) return Status::Error("not a regrouping of the axes");
+      const int64_t f = need / have;  // what this dimension still needs
+      if (f % a.size == 0) {
         out[d].push_back(a);
         have *= a.size;
         ++q;
       } else {
-        const int64_t f = need / have;
-        if (need % have != 0 || a.size % f != 0) return Status::Error("not a regrouping of the axes");
+        if (a.size % f != 0) return Status::Error("not a regrouping of the axes");
         out[d].push_back({a.kind, f, a.stride * (a.size / f)});
         queue[q] = {a.kind, a.size / f, a.stride};
         have *= f;
