@@ -411,7 +411,7 @@ const std::set<std::string>& ElementwiseOps() {
       "Add",  "Sub",     "Mul",     "Div",  "Pow",   "Max",       "Min",     "Relu",      "Sigmoid",
       "Tanh", "Erf",     "Exp",     "Log",  "Sqrt",  "Reciprocal", "Neg",    "Abs",       "Where",
       "Cast", "Softplus", "LeakyRelu", "HardSigmoid", "HardSwish", "Clip", "Sum", "Equal", "Less",
-      "Greater", "Not", "Sign", "Mish", "Gelu"};
+      "Greater", "Not", "Sign"};
   return ops;
 }
 
