@@ -6,7 +6,7 @@
 #                        fonts it renders the report with.
 set -euo pipefail
 packages=(build-essential cmake libtbb-dev libboost-graph-dev nlohmann-json3-dev
-          libbenchmark-dev libgtest-dev)
+          libbenchmark-dev libgtest-dev libonnx-dev libprotobuf-dev protobuf-compiler)
 report_tools=(graphviz gnuplot-nox chromium fonts-dejavu-core)
 for arg in "$@"; do
   if [ "$arg" = "--with-report-tools" ]; then

@@ -31,7 +31,8 @@ using report::SweepPoint;
 bool ToolsRequired() { return std::getenv("TILESCHED_REQUIRE_TOOLS") != nullptr; }
 
 const char kHeader[] =
-    "point,of,problem,capacity,bandwidth,native,rules,matmul_reduction,k_limit,seed,strategy,"
+    "point,of,problem,capacity,bandwidth,native,matmul_throughput,vector_throughput,rules,"
+    "matmul_reduction,k_limit,seed,strategy,"
     "status,latency,lower_bound,ratio,gap,subgraphs,compute_bound_share,wall_s,message\n";
 
 // One sweep row; `problem` is a path as `tilesched sweep` writes it.
@@ -39,7 +40,7 @@ std::string Row(int point, const std::string& problem, int capacity, int bandwid
                 const std::string& status, const std::string& latency, double lower_bound,
                 const std::string& message = "") {
   return std::to_string(point) + ",8," + problem + "," + std::to_string(capacity) + "," +
-         std::to_string(bandwidth) + ",128,contest,full_k,native,1,portfolio," + status + "," +
+         std::to_string(bandwidth) + ",128,,,contest,full_k,native,1,portfolio," + status + "," +
          latency + "," + std::to_string(lower_bound) + ",1.5,0.5,3,0.25,0.1," + message + "\n";
 }
 
@@ -120,7 +121,7 @@ TEST(PlotCsv, ErrorsNameTheFileLineAndColumn) {
       {"missing column", no_latency_column, "sweep.csv line 1: the header has no 'latency' column"},
       {"duplicate column", "problem,problem\n", "sweep.csv line 1: column 'problem' appears twice"},
       {"short row", std::string(kHeader) + "0,1,p.json,100\n",
-       "sweep.csv line 2: expected 20 fields like the header, got 4"},
+       "sweep.csv line 2: expected 22 fields like the header, got 4"},
       {"bad latency", std::string(kHeader) + Row(0, "p.json", 1, 1, "ok", "fast", 1),
        "sweep.csv line 2: latency: expected a number, got 'fast'"},
       {"infinite latency", std::string(kHeader) + Row(0, "p.json", 1, 1, "ok", "inf", 1),

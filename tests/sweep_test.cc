@@ -225,7 +225,7 @@ TEST(SweepGrid, ShardsPartitionTheGrid) {
 SweepRow Row(int64_t point, int64_t of, const std::string& status = "ok") {
   SweepRow row = NewSweepRow(point, of);
   const std::vector<std::string> cells = {
-      "mlsys-2026-1", "20000", "20", "128", "contest", "full_k", "native", "1", "portfolio",
+      "mlsys-2026-1", "20000", "20", "128", "", "", "contest", "full_k", "native", "1", "portfolio",
       status, status == "ok" ? "419430.4000000001" : "", "112000",
       status == "ok" ? "3.744914" : "", status == "ok" ? "2.744914" : "",
       status == "ok" ? "5" : "", status == "ok" ? "0.000000" : "",
@@ -238,8 +238,8 @@ TEST(SweepRows, SchemaIsTheDocumentedOne) {
   std::string header;
   for (const std::string& c : SweepColumns()) header += (header.empty() ? "" : ",") + c;
   EXPECT_EQ(header,
-            "point,of,problem,capacity,bandwidth,native,rules,matmul_reduction,k_limit,seed,"
-            "strategy,status,latency,lower_bound,ratio,gap,subgraphs,compute_bound_share,wall_s,message");
+            "point,of,problem,capacity,bandwidth,native,matmul_throughput,vector_throughput,rules,"
+            "matmul_reduction,k_limit,seed,strategy,status,latency,lower_bound,ratio,gap,subgraphs,compute_bound_share,wall_s,message");
   EXPECT_EQ(SweepHeader(SweepFormat::kCsv), header + "\n");
   EXPECT_EQ(SweepHeader(SweepFormat::kJsonl), "");
   EXPECT_EQ(SweepColumns()[kSweepKeyColumns - 1], "strategy");
@@ -308,7 +308,7 @@ TEST(SweepRows, BadFilesNameTheLine) {
   };
   const Case cases[] = {
       {"point,of\n", "f line 1: expected the sweep header"},
-      {header + "1,2,3\n", "f line 2: expected 20 cells, got 3"},
+      {header + "1,2,3\n", "f line 2: expected 22 cells, got 3"},
       {header + good + bad_latency, "f line 3: latency: expected a number, got 'fast'"},
       {header + bad_status, "f line 2: status: expected ok, infeasible or error"},
       {header + FormatSweepRow(Row(2, 2), SweepFormat::kCsv), "point 2 is not below of 2"},
@@ -931,10 +931,11 @@ TEST(SweepEndToEnd, BadInputFailsWithOneLineAndNoOutput) {
                                 "--shard", "1/2", "--dry-run"});
   ASSERT_EQ(dry.code, 0) << dry.err;
   EXPECT_EQ(dry.out,
-            "point,of,problem,capacity,bandwidth,native,rules,matmul_reduction,k_limit,seed,strategy\n"
-            "1,6,mlsys-2026-1,2000,20,128,contest,full_k,native,1,portfolio\n"
-            "3,6,mlsys-2026-3,1000,10,128,contest,full_k,native,1,portfolio\n"
-            "5,6,mlsys-2026-3,4000,10,128,contest,full_k,native,1,portfolio\n");
+            "point,of,problem,capacity,bandwidth,native,matmul_throughput,vector_throughput,rules,"
+            "matmul_reduction,k_limit,seed,strategy\n"
+            "1,6,mlsys-2026-1,2000,20,128,,,contest,full_k,native,1,portfolio\n"
+            "3,6,mlsys-2026-3,1000,10,128,,,contest,full_k,native,1,portfolio\n"
+            "5,6,mlsys-2026-3,4000,10,128,,,contest,full_k,native,1,portfolio\n");
   fs::remove_all(dir);
 }
 

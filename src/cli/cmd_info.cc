@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "tilesched/table.h"
 #include "tilesched/graph.h"
+#include "tilesched/hardware.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
 #include "tilesched/report_json.h"
@@ -64,6 +65,7 @@ void PrintHuman(const Problem& problem, const LowerBounds& bounds, const CostMod
 int RunInfo(int argc, char** argv, int first) {
   std::vector<Option> options = ModeOptions();
   options.push_back({"json", "", "print machine-readable JSON instead of tables"});
+  options.push_back({"hardware", "HW.json", "replace the problem's hardware by a description (configs/hardware/, docs/import.md)"});
   Args args("info", "PROBLEM.json [options]",
             "Lists a problem's ops, tensors (shapes, roles), graph inputs and outputs, and the\n"
             "compute, I/O and traffic lower bounds on any schedule's latency (docs/bounds.md).",
@@ -71,7 +73,7 @@ int RunInfo(int argc, char** argv, int first) {
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
   if (!modes.ok()) return Fail("info", modes.status().message(), kExitUsage);
-  auto problem = LoadProblem(args.positional()[0]);
+  auto problem = LoadProblemOnHardware(args.positional()[0], args.Get("hardware"));
   if (!problem.ok()) return Fail("info", problem.status().message(), kExitUsage);
   const LowerBounds bounds = ComputeLowerBounds(*problem, *modes);
   if (args.Has("json")) {

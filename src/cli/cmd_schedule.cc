@@ -6,6 +6,7 @@
 #include "schedule_runner.h"
 #include "search_args.h"
 #include "stop_signal.h"
+#include "tilesched/hardware.h"
 #include "tilesched/io.h"
 
 namespace tilesched::cli {
@@ -15,6 +16,7 @@ int RunSchedule(int argc, char** argv, int first) {
   options.insert(options.begin(),
                  {"output", "OUT.json", "write the schedule here (default: stdout)", "-o"});
   options.push_back({"quiet", "", "no progress output on stderr"});
+  options.push_back({"hardware", "HW.json", "replace the problem's hardware by a description (configs/hardware/, docs/import.md)"});
   options.push_back({"verbose", "", "print what each strategy did (moves, beams) on stderr"});
   options.push_back({"summary", "FILE", "write the outcome as JSON: latency, lower_bound, gap, "
                                         "optimal, found_by, time_s, modes"});
@@ -31,7 +33,7 @@ int RunSchedule(int argc, char** argv, int first) {
   if (!search_options.ok()) return Fail("schedule", search_options.status().message(), kExitUsage);
   search::SearchOptions opts = *search_options;
   if (opts.time_limit <= 0 && opts.iterations <= 0) opts.time_limit = 10;
-  auto problem = LoadProblem(args.positional()[0]);
+  auto problem = LoadProblemOnHardware(args.positional()[0], args.Get("hardware"));
   if (!problem.ok()) return Fail("schedule", problem.status().message(), kExitUsage);
   InstallStopSignals(SecondSignal::kKeepStopping);
   RunnerOptions runner;

@@ -11,6 +11,7 @@
 #include "stop_signal.h"
 #include "sweep.h"
 #include "tilesched/file_util.h"
+#include "tilesched/hardware.h"
 #include "tilesched/table.h"
 
 namespace tilesched::cli {
@@ -30,6 +31,8 @@ std::vector<Option> SweepOptions() {
       {"capacity", "LIST", "fast memory capacities: 20000,40000 or 20000:320000:x2 or a:b:+s"},
       {"bandwidth", "LIST", "slow memory bandwidths (same syntax)"},
       {"native", "LIST", "native tile edges, each sets native w = h (same syntax)"},
+      {"matmul-throughput", "LIST", "MatMul MACs per time unit (same syntax; needs --hardware)"},
+      {"vector-throughput", "LIST", "Pointwise elements per time unit (same syntax; needs --hardware)"},
       {"rules", "LIST", "contest,algebra (default contest)"},
       {"matmul-reduction", "LIST", "full_k,native_k (default full_k)"},
       {"k-limit", "LIST", "native,reduction (default native)"},
@@ -43,6 +46,7 @@ std::vector<Option> SweepOptions() {
       {"resume", "", "keep the rows already in FILE and run only the missing points"},
       {"dry-run", "", "print this shard's points (CSV on stdout) and run nothing"},
       {"quiet", "", "no progress on stderr"},
+      {"hardware", "HW.json", "replace every problem's hardware by a description (docs/import.md)"},
   };
 }
 
@@ -59,6 +63,8 @@ Result<SweepSettings> SettingsFromArgs(const Args& args) {
       {"capacity", &settings.capacity},
       {"bandwidth", &settings.bandwidth},
       {"native", &settings.native},
+      {"matmul-throughput", &settings.matmul_throughput},
+      {"vector-throughput", &settings.vector_throughput},
       {"rules", &settings.rules},
       {"matmul-reduction", &settings.matmul_reduction},
       {"k-limit", &settings.k_limit},
@@ -119,6 +125,15 @@ int RunSweep(int argc, char** argv, int first) {
   }
   auto plan = sweep::BuildSweepPlan(*settings, base);
   if (!plan.ok()) return Fail(kCommand, plan.status().message(), kExitUsage);
+  if (!plan->grid.matmul_throughput.empty() || !plan->grid.vector_throughput.empty()) {
+    if (!args.Has("hardware")) {
+      return Fail(kCommand, "--matmul-throughput and --vector-throughput need --hardware HW.json", kExitUsage);
+    }
+    auto hw = LoadHardwareDescription(args.Get("hardware"));
+    if (!hw.ok()) return Fail(kCommand, hw.status().message(), kExitUsage);
+    plan.value().grid.matmul_reference = hw->matmul_macs_per_time;
+    plan.value().grid.vector_reference = hw->vector_elements_per_time;
+  }
   auto jobs = args.GetInt("jobs", 0);
   if (!jobs.ok()) return Fail(kCommand, jobs.status().message(), kExitUsage);
   if (*jobs < 0 || *jobs > 1024) return Fail(kCommand, "--jobs must be in [0, 1024]", kExitUsage);
@@ -128,6 +143,7 @@ int RunSweep(int argc, char** argv, int first) {
     if (!parsed.ok()) return Fail(kCommand, parsed.status().message(), kExitUsage);
     shard = *parsed;
   }
+  plan.value().grid.hardware = args.Get("hardware");
   if (args.Has("dry-run")) return DryRun(*plan, shard);
 
   sweep::SweepRequest request;

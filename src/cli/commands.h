@@ -16,6 +16,7 @@ int RunPlot(int argc, char** argv, int first);
 int RunCompare(int argc, char** argv, int first);
 int RunReport(int argc, char** argv, int first);
 int RunDot(int argc, char** argv, int first);
+int RunImport(int argc, char** argv, int first);
 
 }  // namespace tilesched::cli
 

@@ -26,6 +26,7 @@ const Command kCommands[] = {
     {"compare", tilesched::cli::RunCompare, "benchmark search strategies against each other"},
     {"report", tilesched::cli::RunReport, "write a self-contained HTML report of a schedule"},
     {"dot", tilesched::cli::RunDot, "write the DAG (and a schedule's subgraphs) as Graphviz DOT"},
+    {"import", tilesched::cli::RunImport, "import an ONNX model with a hardware description"},
 };
 
 void PrintUsage(std::ostream& out) {

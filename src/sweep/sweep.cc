@@ -14,6 +14,7 @@
 #include "sweep_run.h"
 #include "tilesched/csv.h"
 #include "tilesched/file_util.h"
+#include "tilesched/hardware.h"
 #include "tilesched/io.h"
 
 namespace tilesched::sweep {
@@ -88,7 +89,7 @@ struct LoadedProblems {
 Result<LoadedProblems> LoadProblems(const SweepGrid& grid) {
   LoadedProblems loaded;
   for (const std::string& path : grid.problems) {
-    auto problem = LoadProblem(path);
+    auto problem = LoadProblemOnHardware(path, grid.hardware);
     if (!problem.ok()) return problem.status();
     loaded.problems.push_back(std::move(problem).value());
     loaded.names.push_back(ProblemName(path));

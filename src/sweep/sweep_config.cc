@@ -20,6 +20,8 @@ SweepSetting* SettingFor(const std::string& key, SweepSettings* s) {
   if (key == "capacity") return &s->capacity;
   if (key == "bandwidth") return &s->bandwidth;
   if (key == "native") return &s->native;
+  if (key == "matmul_throughput") return &s->matmul_throughput;
+  if (key == "vector_throughput") return &s->vector_throughput;
   if (key == "rules") return &s->rules;
   if (key == "matmul_reduction") return &s->matmul_reduction;
   if (key == "k_limit") return &s->k_limit;
@@ -53,6 +55,7 @@ Result<double> ParseSeconds(const SweepSetting& setting) {
 const std::vector<std::string>& SweepDefinitionKeys() {
   static const std::vector<std::string> keys = {
       "description", "problems",  "capacity",   "bandwidth", "native",
+      "matmul_throughput", "vector_throughput",
       "rules",       "matmul_reduction", "k_limit", "seeds", "strategy",
       "time_limit",  "iterations", "format", "search_config"};
   return keys;
@@ -107,6 +110,13 @@ Result<SweepPlan> BuildSweepPlan(const SweepSettings& settings,
     auto v = ParseIntegerAxis(settings.native.text, settings.native.source, /*min_value=*/1);
     if (!v.ok()) return v.status();
     grid.native = *v;
+  }
+  for (auto [setting, axis] : {std::pair{&settings.matmul_throughput, &grid.matmul_throughput},
+                               std::pair{&settings.vector_throughput, &grid.vector_throughput}}) {
+    if (!setting->set()) continue;
+    auto v = ParseNumberAxis(setting->text, setting->source);
+    if (!v.ok()) return v.status();
+    *axis = *v;
   }
   if (settings.rules.set()) {
     auto v = ParseRulesAxis(settings.rules.text, settings.rules.source);

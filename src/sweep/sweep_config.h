@@ -33,6 +33,7 @@ struct SweepSetting {
 struct SweepSettings {
   std::vector<std::string> problems;
   SweepSetting capacity, bandwidth, native;                  // hardware axes
+  SweepSetting matmul_throughput, vector_throughput;         // need --hardware (docs/import.md)
   SweepSetting rules, matmul_reduction, k_limit, seeds;      // mode and seed axes
   SweepSetting strategy, time_limit, iterations, format;     // single values
   SweepSetting search_config;  // a search preset (configs/*.json) for every point

@@ -201,7 +201,8 @@ namespace {
 std::vector<int64_t> Radices(const SweepGrid& g) {
   auto n = [](size_t size) { return std::max<int64_t>(1, static_cast<int64_t>(size)); };
   return {static_cast<int64_t>(g.problems.size()), n(g.capacity.size()),  n(g.bandwidth.size()),
-          n(g.native.size()),                      n(g.rules.size()),     n(g.matmul_reduction.size()),
+          n(g.native.size()),                      n(g.matmul_throughput.size()), n(g.vector_throughput.size()),
+          n(g.rules.size()),                       n(g.matmul_reduction.size()),
           n(g.k_limit.size()),                     n(g.seeds.size())};
 }
 
@@ -239,10 +240,12 @@ GridPoint SweepGrid::At(int64_t index) const {
   if (!capacity.empty()) p.capacity = capacity[digit[1]];
   if (!bandwidth.empty()) p.bandwidth = bandwidth[digit[2]];
   if (!native.empty()) p.native = native[digit[3]];
-  p.modes.rules = rules[digit[4]];
-  p.modes.matmul_reduction = matmul_reduction[digit[5]];
-  p.modes.k_limit = k_limit[digit[6]];
-  p.seed = seeds[digit[7]];
+  if (!matmul_throughput.empty()) p.matmul_throughput = matmul_throughput[digit[4]];
+  if (!vector_throughput.empty()) p.vector_throughput = vector_throughput[digit[5]];
+  p.modes.rules = rules[digit[6]];
+  p.modes.matmul_reduction = matmul_reduction[digit[7]];
+  p.modes.k_limit = k_limit[digit[8]];
+  p.seed = seeds[digit[9]];
   return p;
 }
 

@@ -3,8 +3,8 @@
 // Entry points: ParseNumberAxis / ParseIntegerAxis read a grid axis written as a comma list
 // whose items are numbers or ranges (`20000:320000:x2` geometric, `1:9:+2` arithmetic, both
 // inclusive); ParseModeAxis reads a list of cost-model mode names. SweepGrid::At(index) decodes
-// a point index (problems x capacity x bandwidth x native x rules x matmul_reduction x k_limit
-// x seeds, seeds varying fastest). ParseShard("I/N") and Shard::Contains pick the points
+// a point index (problems x capacity x bandwidth x native x matmul_throughput x
+// vector_throughput x rules x matmul_reduction x k_limit x seeds, seeds varying fastest). ParseShard("I/N") and Shard::Contains pick the points
 // index % N == I.
 #ifndef TILESCHED_SWEEP_GRID_H_
 #define TILESCHED_SWEEP_GRID_H_
@@ -48,6 +48,8 @@ struct GridPoint {
   std::optional<int64_t> capacity;
   std::optional<double> bandwidth;
   std::optional<int64_t> native;
+  std::optional<double> matmul_throughput;  // MACs per time unit (docs/import.md)
+  std::optional<double> vector_throughput;  // elements per time unit
   CostModes modes;
   uint64_t seed = 1;
 };
@@ -58,6 +60,14 @@ struct SweepGrid {
   std::vector<int64_t> capacity;
   std::vector<double> bandwidth;
   std::vector<int64_t> native;
+  std::vector<double> matmul_throughput;
+  std::vector<double> vector_throughput;
+  // The throughputs the problems' base costs assume (from `--hardware`); a throughput point
+  // scales base costs by reference / value. 0: no description given.
+  double matmul_reference = 0;
+  double vector_reference = 0;
+  // `--hardware HW.json`: every problem is retargeted to this description (empty: none).
+  std::string hardware;
   std::vector<Rules> rules = {Rules::kContest};
   std::vector<MatmulReduction> matmul_reduction = {MatmulReduction::kFullK};
   std::vector<KLimit> k_limit = {KLimit::kNative};

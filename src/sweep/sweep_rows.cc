@@ -23,6 +23,7 @@ struct ColumnInfo {
 constexpr ColumnInfo kColumns[] = {
     {"point", true},       {"of", true},          {"problem", false},
     {"capacity", true},    {"bandwidth", true},   {"native", true},
+    {"matmul_throughput", true}, {"vector_throughput", true},
     {"rules", false},      {"matmul_reduction", false},
     {"k_limit", false},    {"seed", true},        {"strategy", false},
     {"status", false},     {"latency", true},     {"lower_bound", true},

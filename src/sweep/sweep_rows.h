@@ -16,13 +16,14 @@
 
 namespace tilesched::sweep {
 
-// point,of,problem,capacity,bandwidth,native,rules,matmul_reduction,k_limit,seed,strategy,
+// point,of,problem,capacity,bandwidth,native,matmul_throughput,vector_throughput,rules,
+// matmul_reduction,k_limit,seed,strategy,
 // status,latency,lower_bound,ratio,gap,subgraphs,compute_bound_share,wall_s,message
 const std::vector<std::string>& SweepColumns();
 // Index of `column` in SweepColumns() (asserts it exists).
 size_t SweepColumn(const std::string& column);
 // The columns that identify a point (point .. strategy); equal for the same point of a grid.
-inline constexpr size_t kSweepKeyColumns = 11;
+inline constexpr size_t kSweepKeyColumns = 13;
 
 enum class SweepFormat { kCsv, kJsonl };
 Result<SweepFormat> ParseSweepFormat(const std::string& text);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "tilesched/hardware.h"
 #include "tilesched/search.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/lower_bound.h"
@@ -42,6 +43,8 @@ SweepRow PointRow(const Problem& base, const std::string& name, const SweepGrid&
   Set(&row, "capacity", std::to_string(hw.fast_memory_capacity));
   Set(&row, "bandwidth", ShortestNumber(hw.slow_memory_bandwidth));
   Set(&row, "native", std::to_string(hw.native_w));
+  if (point.matmul_throughput) Set(&row, "matmul_throughput", ShortestNumber(*point.matmul_throughput));
+  if (point.vector_throughput) Set(&row, "vector_throughput", ShortestNumber(*point.vector_throughput));
   Set(&row, "rules", RulesName(point.modes.rules));
   Set(&row, "matmul_reduction", MatmulReductionName(point.modes.matmul_reduction));
   Set(&row, "k_limit", KLimitName(point.modes.k_limit));
@@ -64,7 +67,11 @@ std::optional<SweepRow> RunSweepPoint(const Problem& base, const std::string& na
         Fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 3));
     return row;
   };
-  auto problem = base.WithHardware(PointHardware(base, point));
+  // A throughput point scales base costs by the --hardware description's throughput over it.
+  auto scaled = ScaleBaseCosts(base, point.matmul_throughput ? grid.matmul_reference / *point.matmul_throughput : 1,
+                               point.vector_throughput ? grid.vector_reference / *point.vector_throughput : 1);
+  if (!scaled.ok()) return finish("error", scaled.status().message());
+  auto problem = scaled->WithHardware(PointHardware(base, point));
   if (!problem.ok()) return finish("error", problem.status().message());
   const double bound = ComputeLowerBounds(*problem, point.modes).best();
   Set(&row, "lower_bound", ShortestNumber(bound));
