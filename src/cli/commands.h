@@ -15,6 +15,7 @@ int RunPlot(int argc, char** argv, int first);
 int RunCompare(int argc, char** argv, int first);
 int RunReport(int argc, char** argv, int first);
 int RunDot(int argc, char** argv, int first);
+int RunGenerate(int argc, char** argv, int first);
 
 }  // namespace tilesched::cli
 

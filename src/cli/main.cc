@@ -25,6 +25,7 @@ const Command kCommands[] = {
     {"compare", tilesched::cli::RunCompare, "benchmark search strategies against each other"},
     {"report", tilesched::cli::RunReport, "write a self-contained HTML report of a schedule"},
     {"dot", tilesched::cli::RunDot, "write the DAG (and a schedule's subgraphs) as Graphviz DOT"},
+    {"generate", tilesched::cli::RunGenerate, "write a generated problem (a transformer-like stack)"},
 };
 
 void PrintUsage(std::ostream& out) {
