@@ -255,8 +255,9 @@ void RunGreedy(SearchContext& ctx) {
 
   // Phase 2: retention, left to right. Retaining in stage s changes only the costs of stages
   // s and s+1 (s+1 starts with the tensors resident), so each trial re-configures those two
-  // and checks validity locally; the total is summed in stage order as RecostChanged() sums
-  // it, so the decisions are those of re-costing whole drafts, in linear time.
+  // and checks validity locally (no whole-draft copy or consistency check); the total is
+  // summed in stage order as RecostChanged() sums it, so the decisions are those of re-costing
+  // whole drafts.
   static const std::vector<int> kNone;
   for (size_t s = 0; s + 1 < draft.stages.size() && !ctx.budget.Expired(); ++s) {
     std::vector<int> shared;
