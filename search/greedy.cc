@@ -7,6 +7,7 @@
 // budget as they go.
 #include <algorithm>
 #include <cstdlib>
+#include <deque>
 #include <queue>
 
 #include "context.h"
@@ -55,18 +56,27 @@ class Fusion {
       PushMergesOf(id);
     }
     int64_t pops = 0;
-    while (!heap_.empty()) {
+    while (!heap_.empty() || !pending_.empty()) {
       if ((++pops & 63) == 0 && ctx_.budget.Expired()) return;
-      const Merge m = heap_.top();
-      heap_.pop();
+      // The best of the heap and the retries (both in MergeOrder): the order one heap holding
+      // both would pop them in.
+      Merge m;
+      if (pending_.empty() || (!heap_.empty() && MergeOrder()(pending_.front(), heap_.top()))) {
+        m = heap_.top();
+        heap_.pop();
+      } else {
+        m = pending_.front();
+        pending_.pop_front();
+      }
       if (!alive_[m.a] || !alive_[m.b] || m.benefit <= 1e-9) continue;
       if (Apply(m)) {
-        // A merge that was invalid may have become valid (the stage in its way moved). At most
-        // kMaxRetry re-pushes per applied merge: linear in merges, with a large constant (the
-        // largest self cost of fusion at 10,000 ops; docs/scaling.md).
-        for (const Merge& r : retry_) {
-          if (alive_[r.a] && alive_[r.b]) heap_.push(r);
-        }
+        // A merge that was invalid may have become valid (the stage in its way moved): the
+        // merges found invalid since the last applied one are tried again. They were popped best
+        // first, before everything still queued, so they go to the front of the retries, which
+        // stay in MergeOrder without a heap: O(1) per retry instead of a heap push and pop
+        // (at most kMaxRetry per applied merge; the largest self cost of fusion at 10,000 ops,
+        // docs/scaling.md).
+        pending_.insert(pending_.begin(), retry_.begin(), retry_.end());
         retry_.clear();
       } else if (retry_.size() < kMaxRetry) {
         retry_.push_back(m);
@@ -218,6 +228,7 @@ class Fusion {
   std::vector<int> owner_;     // op -> live stage id
   std::priority_queue<Merge, std::vector<Merge>, MergeOrder> heap_;
   std::vector<Merge> retry_;  // merges found invalid since the last applied one
+  std::deque<Merge> pending_;  // merges to try again, best first (MergeOrder)
 };
 
 // True when `cur` (followed by `next`, stages of a schedule without recomputation) may retain
