@@ -38,7 +38,8 @@ ChainResult RunChain(SearchContext& ctx, const Draft& start, uint64_t chain, int
   const double start_time = ctx.budget.Elapsed();
   int64_t last_best = 0;
   for (int64_t i = 0; moves == 0 || i < moves; ++i) {
-    if ((i & 63) == 0 && ctx.budget.Expired()) break;
+    // Every move: on a large graph one move re-costs a long draft.
+    if (ctx.budget.Expired()) break;
     if (i - last_best > ctx.options.anneal_restart) {
       current = result.best;
       last_best = i;

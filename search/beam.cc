@@ -214,6 +214,8 @@ class Beam {
     std::vector<int> seen_candidates;
     for (int anchor : Anchors(s)) {
       for (int index : ctx_.pool.by_op[static_cast<size_t>(anchor)]) {
+        // One state's children can take longer than the time limit's margin (cold caches).
+        if (OutOfTime()) return;
         if (std::find(seen_candidates.begin(), seen_candidates.end(), index) != seen_candidates.end()) {
           continue;
         }

@@ -31,13 +31,20 @@ const char* CandidateKindName(CandidateKind kind) {
 
 bool IsConvex(const Problem& problem, const std::vector<int>& ops) {
   const Graph& graph = problem.graph();
-  std::vector<char> inside(problem.num_ops(), 0), seen(problem.num_ops(), 0);
-  for (int o : ops) inside[o] = 1;
+  // Per-thread marks stamped with a fresh generation per call: the walk below touches only the
+  // ops between the set and its last op, so no array of the graph's size is cleared per call
+  // (the pool holds O(ops) candidates; clearing made enumeration quadratic).
+  thread_local std::vector<uint64_t> mark;
+  thread_local uint64_t generation = 0;
+  if (mark.size() < static_cast<size_t>(problem.num_ops())) mark.assign(problem.num_ops(), 0);
+  generation += 2;
+  const uint64_t in_set = generation, seen = generation + 1;
+  for (int o : ops) mark[o] = in_set;
   std::vector<int> stack;
   for (int o : ops) {
     for (int next : graph.successors(o)) {
-      if (!inside[next] && !seen[next]) {
-        seen[next] = 1;
+      if (mark[next] < in_set) {
+        mark[next] = seen;
         stack.push_back(next);
       }
     }
@@ -50,9 +57,9 @@ bool IsConvex(const Problem& problem, const std::vector<int>& ops) {
     stack.pop_back();
     if (graph.topo_rank(o) > last_rank) continue;
     for (int next : graph.successors(o)) {
-      if (inside[next]) return false;
-      if (!seen[next]) {
-        seen[next] = 1;
+      if (mark[next] == in_set) return false;
+      if (mark[next] < in_set) {
+        mark[next] = seen;
         stack.push_back(next);
       }
     }
@@ -119,7 +126,8 @@ CandidatePool BuildCandidates(const Problem& problem, PlanCache& plans,
                               const SearchOptions& options,
                               const std::function<bool()>& should_stop) {
   int64_t polls = 0;
-  auto stopped = [&] { return should_stop && (++polls & 255) == 0 && should_stop(); };
+  // Every 16 sets: each costs a plan analysis and a convexity walk (tens of microseconds).
+  auto stopped = [&] { return should_stop && (++polls & 15) == 0 && should_stop(); };
   const int n = problem.num_ops();
   std::vector<std::vector<int>> neighbours(n);
   for (int o = 0; o < n; ++o) neighbours[o] = Neighbours(problem, o);
@@ -170,6 +178,7 @@ CandidatePool BuildCandidates(const Problem& problem, PlanCache& plans,
         bool full = false;
         for (int o : bigger) full |= per_op[o] >= per_op_cap;
         if (full || !grown.insert(bigger).second) continue;
+        if (stopped()) return pool;
         add(bigger);
         next.push_back(std::move(bigger));
       }
@@ -180,11 +189,13 @@ CandidatePool BuildCandidates(const Problem& problem, PlanCache& plans,
   // Structures larger than the growth bound: sibling groups and Pointwise chains.
   const Graph& graph = problem.graph();
   for (int t = 0; t < problem.num_tensors(); ++t) {
+    if (stopped()) return pool;
     std::vector<int> readers(graph.consumers(t).begin(), graph.consumers(t).end());
     if (readers.size() > 2) add(readers);
   }
   for (int o = 0; o < n; ++o) {
     if (problem.op(o).type != OpType::kPointwise) continue;
+    if (stopped()) return pool;
     std::vector<int> chain = {o};
     int cur = o;
     while (true) {

@@ -1,7 +1,9 @@
 // ModelCoster: Configurator behind a concurrent memo.
 #include "coster.h"
 
+#include <algorithm>
 #include <atomic>
+#include <bit>
 
 #include "hashing.h"
 
@@ -9,22 +11,81 @@ namespace tilesched::search {
 
 namespace {
 
-struct MemoKey {
-  std::vector<int> ops, retained, resident;
-  bool operator==(const MemoKey&) const = default;
-};
+// The memo's key: the subgraph's shape and context with op and tensor ids replaced by their
+// ranks inside the subgraph (issue 12: a stack of identical blocks repeats the same shapes).
+// Ranks keep the ids' order, so two subgraphs with one key are costed by the very same
+// arithmetic in the same order (the cost model reads only op types, base costs, tensor shapes,
+// which tensors are graph inputs, graph outputs and sinks, and the retained and resident
+// sets): sharing the answer changes no result, at any thread count. A resident tensor the
+// subgraph does not touch only takes space, so it enters the key by its size alone.
+std::vector<int64_t> ShapeKey(const Problem& problem, const SubgraphPlan& plan,
+                              std::span<const int> retained, std::span<const int> resident) {
+  std::vector<int> local;  // tensors the ops read or write, by id
+  for (int o : plan.ops()) {
+    const Op& op = problem.op(o);
+    local.insert(local.end(), op.inputs.begin(), op.inputs.end());
+    local.push_back(op.output);
+  }
+  std::sort(local.begin(), local.end());
+  local.erase(std::unique(local.begin(), local.end()), local.end());
+  auto rank = [&](int t) -> int64_t {
+    const auto it = std::lower_bound(local.begin(), local.end(), t);
+    return it != local.end() && *it == t ? it - local.begin() : -1;
+  };
+  std::vector<int64_t> key;
+  key.reserve(4 * plan.ops().size() + 3 * local.size() + retained.size() + resident.size() + 8);
+  key.push_back(static_cast<int64_t>(plan.ops().size()));
+  for (int o : plan.ops()) {
+    const Op& op = problem.op(o);
+    key.push_back(op.type == OpType::kMatMul ? 1 : 2);
+    key.push_back(std::bit_cast<int64_t>(op.base_cost));
+    key.push_back(static_cast<int64_t>(op.inputs.size()));
+    for (int t : op.inputs) key.push_back(rank(t));
+    key.push_back(rank(op.output));
+  }
+  key.push_back(static_cast<int64_t>(local.size()));
+  for (int t : local) {
+    const bool sink = std::binary_search(plan.sinks().begin(), plan.sinks().end(), t);
+    key.push_back(problem.tensor(t).width);
+    key.push_back(problem.tensor(t).height);
+    key.push_back(int64_t{problem.is_graph_input(t)} | int64_t{problem.is_graph_output(t)} << 1 |
+                  int64_t{sink} << 2);
+  }
+  // Retained tensors are produced inside; a foreign one (not expected) keeps its id, unshared.
+  key.push_back(static_cast<int64_t>(retained.size()));
+  for (int t : retained) {
+    const int64_t r = rank(t);
+    key.push_back(r >= 0 ? r : -2 - int64_t{t});
+  }
+  int64_t untouched_size = 0;
+  std::vector<int64_t> touched;
+  for (int t : resident) {
+    const int64_t r = rank(t);
+    if (r >= 0) {
+      touched.push_back(r);
+    } else {
+      untouched_size += problem.tensor(t).size();
+    }
+  }
+  key.push_back(static_cast<int64_t>(touched.size()));
+  key.insert(key.end(), touched.begin(), touched.end());
+  key.push_back(untouched_size);
+  return key;
+}
 
 struct MemoKeyCompare {
-  static size_t hash(const MemoKey& k) {
-    return HashIds(k.resident, HashIds(k.retained, HashIds(k.ops)));
+  static size_t hash(const std::vector<int64_t>& k) {
+    uint64_t h = MixHash(0x243f6a8885a308d3ULL, k.size());
+    for (int64_t v : k) h = MixHash(h, static_cast<uint64_t>(v));
+    return h;
   }
-  static bool equal(const MemoKey& a, const MemoKey& b) { return a == b; }
+  static bool equal(const std::vector<int64_t>& a, const std::vector<int64_t>& b) { return a == b; }
 };
 
 }  // namespace
 
 struct ModelCoster::Memo {
-  ConcurrentCache<MemoKey, std::optional<TileChoice>, MemoKeyCompare> map;
+  ConcurrentCache<std::vector<int64_t>, std::optional<TileChoice>, MemoKeyCompare> map;
   std::atomic<int64_t> misses{0};
 };
 
@@ -36,8 +97,7 @@ ModelCoster::~ModelCoster() = default;
 std::optional<TileChoice> ModelCoster::Configure(const SubgraphPlan& plan,
                                                  std::span<const int> retained,
                                                  std::span<const int> resident) {
-  // The key keeps the whole resident set: a resident tensor takes space even when unread.
-  MemoKey key{plan.ops(), {retained.begin(), retained.end()}, {resident.begin(), resident.end()}};
+  std::vector<int64_t> key = ShapeKey(configurator_.model().problem(), plan, retained, resident);
   {
     decltype(memo_->map)::const_accessor found;
     if (memo_->map.find(found, key)) return found->second;

@@ -7,6 +7,7 @@
 // budget as they go.
 #include <algorithm>
 #include <cstdlib>
+#include <deque>
 #include <queue>
 
 #include "context.h"
@@ -36,34 +37,46 @@ struct MergeOrder {
 
 // Priority fusion over stages with stable ids: a heap of candidate merges between stages that
 // share a tensor, popped best first, each applied when the schedule stays valid; a merge
-// creates a new stage whose merges with its neighbours enter the heap. Work per merge is one
-// consistency check of the schedule, so a large graph is handled in a few seconds.
+// creates a new stage whose merges with its neighbours enter the heap. Work per merge is local
+// (the two stages' edges and their new neighbours), so fusion grows linearly with the graph.
 class Fusion {
  public:
   Fusion(SearchContext& ctx, const Draft& start) : ctx_(ctx) {
     for (const Stage& s : start.stages) {
-      order_.push_back(static_cast<int>(stages_.size()));
+      slot_.push_back(static_cast<int>(stages_.size()));
       stages_.push_back(s);
       alive_.push_back(true);
     }
+    RebuildOwners();
   }
 
   void Run() {
-    for (int id : order_) {
+    for (size_t id = 0; id < stages_.size(); ++id) {
       if (ctx_.budget.Expired()) return;
       PushMergesOf(id);
     }
     int64_t pops = 0;
-    while (!heap_.empty()) {
+    while (!heap_.empty() || !pending_.empty()) {
       if ((++pops & 63) == 0 && ctx_.budget.Expired()) return;
-      const Merge m = heap_.top();
-      heap_.pop();
+      // The best of the heap and the retries (both in MergeOrder): the order one heap holding
+      // both would pop them in.
+      Merge m;
+      if (pending_.empty() || (!heap_.empty() && MergeOrder()(pending_.front(), heap_.top()))) {
+        m = heap_.top();
+        heap_.pop();
+      } else {
+        m = pending_.front();
+        pending_.pop_front();
+      }
       if (!alive_[m.a] || !alive_[m.b] || m.benefit <= 1e-9) continue;
       if (Apply(m)) {
-        // A merge that was invalid may have become valid (the stage in its way moved).
-        for (const Merge& r : retry_) {
-          if (alive_[r.a] && alive_[r.b]) heap_.push(r);
-        }
+        // A merge that was invalid may have become valid (the stage in its way moved): the
+        // merges found invalid since the last applied one are tried again. They were popped best
+        // first, before everything still queued, so they go to the front of the retries, which
+        // stay in MergeOrder without a heap: O(1) per retry instead of a heap push and pop
+        // (at most kMaxRetry per applied merge; the largest self cost of fusion at 10,000 ops,
+        // docs/scaling.md).
+        pending_.insert(pending_.begin(), retry_.begin(), retry_.end());
         retry_.clear();
       } else if (retry_.size() < kMaxRetry) {
         retry_.push_back(m);
@@ -72,8 +85,13 @@ class Fusion {
   }
 
   Draft Result() const {
+    std::vector<int> order;
+    for (size_t id = 0; id < stages_.size(); ++id) {
+      if (alive_[id]) order.push_back(static_cast<int>(id));
+    }
+    std::sort(order.begin(), order.end(), [&](int x, int y) { return slot_[x] < slot_[y]; });
     Draft d;
-    for (int id : order_) {
+    for (int id : order) {
       d.stages.push_back(stages_[id]);
       d.total += stages_[id].choice.latency;
     }
@@ -113,12 +131,11 @@ class Fusion {
   }
 
   void PushMergesOf(int id) {
-    if (owner_.empty()) RebuildOwners();
     for (int other : Partners(id)) {
       if (ctx_.budget.Expired()) return;
       const int a = std::min(id, other), b = std::max(id, other);
       const SubgraphPlan* plan = ctx_.plans.Get(Union(stages_[a].plan->ops(), stages_[b].plan->ops()));
-      if (plan == nullptr) continue;
+      if (plan == nullptr || HidesTensor(*plan)) continue;
       auto choice = ctx_.coster.Configure(*plan, {}, {});
       if (!choice) continue;
       const double benefit = stages_[a].choice.latency + stages_[b].choice.latency - choice->latency;
@@ -126,44 +143,76 @@ class Fusion {
     }
   }
 
-  // Each op's stage id (the first stage computing it).
-  void RebuildOwners() {
-    owner_.assign(static_cast<size_t>(ctx_.problem.num_ops()), -1);
-    for (int id : order_) {
-      for (int o : stages_[id].plan->ops()) {
-        if (owner_[o] < 0) owner_[o] = id;
+  // True when the union consumes inside a tensor that is also read outside it: no sink, so
+  // not written, so that reader could never have it; such a merge is never valid, and leaving
+  // it out of the heap (and so out of the retry list) keeps the retries to merges that can
+  // become valid when the stages between them move.
+  bool HidesTensor(const SubgraphPlan& plan) const {
+    for (int o : plan.ops()) {
+      const int t = ctx_.problem.op(o).output;
+      if (std::binary_search(plan.sinks().begin(), plan.sinks().end(), t)) continue;
+      for (int c : ctx_.problem.graph().consumers(t)) {
+        if (!plan.Contains(c)) return true;
       }
     }
+    return false;
+  }
+
+  // Each op's stage id (stages are disjoint: singletons and unions of disjoint stages).
+  void RebuildOwners() {
+    owner_.assign(static_cast<size_t>(ctx_.problem.num_ops()), -1);
+    for (size_t id = 0; id < stages_.size(); ++id) {
+      for (int o : stages_[id].plan->ops()) owner_[o] = static_cast<int>(id);
+    }
+  }
+
+  // True when the union of stages `a` and `b` may run at `place` (the slot of one of them)
+  // with the schedule staying valid, given that the union writes every tensor read outside it
+  // (HidesTensor is false). Nothing is retained during fusion, so a schedule is valid when every
+  // stage's inputs come from earlier stages' writes; only the stages between the two slots
+  // change sides: at the later slot none of them may read what `a` (the earlier) produces, at
+  // the earlier slot `b` (the later) may read nothing they produce. Work: the two stages'
+  // edges, independent of the graph's size (the whole-schedule check it replaces was linear).
+  bool CanPlace(int earlier, int later, bool at_later) const {
+    const int lo = slot_[earlier], hi = slot_[later];
+    auto between = [&](int op) {
+      const int owner = owner_[op];
+      return owner != earlier && owner != later && slot_[owner] > lo && slot_[owner] < hi;
+    };
+    const Graph& graph = ctx_.problem.graph();
+    if (at_later) {
+      for (int o : stages_[earlier].plan->ops()) {
+        for (int c : graph.consumers(ctx_.problem.op(o).output)) {
+          if (between(c)) return false;
+        }
+      }
+      return true;
+    }
+    for (int o : stages_[later].plan->ops()) {
+      for (int t : ctx_.problem.op(o).inputs) {
+        const int p = ctx_.problem.producer(t);
+        if (p >= 0 && between(p)) return false;
+      }
+    }
+    return true;
   }
 
   // Replaces stages a and b by their union, at the later one's place or else at the earlier
   // one's, if the schedule stays valid.
   bool Apply(const Merge& m) {
-    const int merged = static_cast<int>(stages_.size());
-    stages_.push_back({m.plan, {}, m.choice});
-    alive_.push_back(true);
-    const auto pos_a = std::find(order_.begin(), order_.end(), m.a);
-    const auto pos_b = std::find(order_.begin(), order_.end(), m.b);
-    const int later = pos_a < pos_b ? m.b : m.a, earlier = pos_a < pos_b ? m.a : m.b;
-    for (int place : {later, earlier}) {
-      std::vector<int> trial;
-      for (int id : order_) {
-        if (id == place) {
-          trial.push_back(merged);
-        } else if (id != m.a && id != m.b) {
-          trial.push_back(id);
-        }
-      }
-      Draft d;
-      for (int id : trial) d.stages.push_back(stages_[id]);
-      if (!DraftIsConsistent(ctx_.problem, d)) continue;
-      order_ = std::move(trial);
+    const int later = slot_[m.a] < slot_[m.b] ? m.b : m.a;
+    const int earlier = later == m.b ? m.a : m.b;
+    for (bool at_later : {true, false}) {
+      if (!CanPlace(earlier, later, at_later)) continue;
+      const int merged = static_cast<int>(stages_.size());
+      stages_.push_back({m.plan, {}, m.choice});
+      alive_.push_back(true);
+      slot_.push_back(slot_[at_later ? later : earlier]);
       alive_[m.a] = alive_[m.b] = false;
-      owner_.clear();
+      for (int o : m.plan->ops()) owner_[o] = merged;
       PushMergesOf(merged);
       return true;
     }
-    alive_[merged] = false;
     return false;
   }
 
@@ -173,11 +222,31 @@ class Fusion {
   SearchContext& ctx_;
   std::vector<Stage> stages_;  // by id; merged stages get new ids
   std::vector<bool> alive_;
-  std::vector<int> order_;     // live ids in schedule order
-  std::vector<int> owner_;     // op -> stage id (rebuilt lazily)
+  // Schedule position of each stage: the singletons' topological index, inherited by a merge
+  // from the stage whose place it takes, so live stages in slot order are the schedule.
+  std::vector<int> slot_;
+  std::vector<int> owner_;     // op -> live stage id
   std::priority_queue<Merge, std::vector<Merge>, MergeOrder> heap_;
   std::vector<Merge> retry_;  // merges found invalid since the last applied one
+  std::deque<Merge> pending_;  // merges to try again, best first (MergeOrder)
 };
+
+// True when `cur` (followed by `next`, stages of a schedule without recomputation) may retain
+// `keep` (tensors it produces that `next` reads) and the schedule stays valid: a retained sink
+// that is no graph output is not written to slow memory, so only `next` may read it.
+bool RetentionStaysValid(const Problem& problem, const Stage& cur, const Stage& next,
+                         const std::vector<int>& keep) {
+  for (int t : keep) {
+    if (problem.is_graph_output(t) ||
+        !std::binary_search(cur.plan->sinks().begin(), cur.plan->sinks().end(), t)) {
+      continue;
+    }
+    for (int c : problem.graph().consumers(t)) {
+      if (!next.plan->Contains(c)) return false;
+    }
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -195,24 +264,47 @@ void RunGreedy(SearchContext& ctx) {
   ctx.Note("greedy fusion: " + std::to_string(draft.total) + " in " +
            std::to_string(draft.stages.size()) + " subgraphs");
 
-  // Phase 2: retention, left to right.
+  // Phase 2: retention, left to right. Retaining in stage s changes only the costs of stages
+  // s and s+1 (s+1 starts with the tensors resident), so each trial re-configures those two
+  // and checks validity locally (no whole-draft copy or consistency check); the total is
+  // summed in stage order as RecostChanged() sums it, so the decisions are those of re-costing
+  // whole drafts.
+  static const std::vector<int> kNone;
   for (size_t s = 0; s + 1 < draft.stages.size() && !ctx.budget.Expired(); ++s) {
-    const Stage& cur = draft.stages[s];
-    const Stage& next = draft.stages[s + 1];
     std::vector<int> shared;
-    std::set_intersection(cur.plan->produced().begin(), cur.plan->produced().end(),
-                          next.plan->external_inputs().begin(), next.plan->external_inputs().end(),
-                          std::back_inserter(shared));
+    {
+      const Stage& cur = draft.stages[s];
+      const Stage& next = draft.stages[s + 1];
+      std::set_intersection(cur.plan->produced().begin(), cur.plan->produced().end(),
+                            next.plan->external_inputs().begin(),
+                            next.plan->external_inputs().end(), std::back_inserter(shared));
+    }
     if (shared.empty()) continue;
     std::vector<std::vector<int>> options = {shared};
     if (shared.size() > 1) {
       for (int t : shared) options.push_back({t});
     }
     for (const std::vector<int>& keep : options) {
-      Draft trial = draft;
-      trial.stages[s].retained = keep;
-      if (RecostChanged(ctx.problem, ctx.coster, draft, &trial) && trial.total < draft.total) {
-        draft = std::move(trial);
+      Stage& cur = draft.stages[s];
+      Stage& next = draft.stages[s + 1];
+      if (!RetentionStaysValid(ctx.problem, cur, next, keep)) continue;
+      auto cur_choice = ctx.coster.Configure(*cur.plan, keep, s ? draft.stages[s - 1].retained : kNone);
+      if (!cur_choice) continue;
+      auto next_choice = ctx.coster.Configure(*next.plan, next.retained, keep);
+      if (!next_choice) continue;
+      // O(stages) additions per trial, O(stages^2) over the pass (the one quadratic loop left
+      // here): 6e7 additions, ~50 ms, at 10,000 ops (5,336 stages); kept because the totals
+      // are then bit-identical to whole-draft re-costing (docs/scaling.md).
+      double total = 0;
+      for (size_t i = 0; i < draft.stages.size(); ++i) {
+        total += i == s ? cur_choice->latency
+                        : i == s + 1 ? next_choice->latency : draft.stages[i].choice.latency;
+      }
+      if (total < draft.total) {
+        cur.retained = keep;
+        cur.choice = *cur_choice;
+        next.choice = *next_choice;
+        draft.total = total;
       }
     }
   }

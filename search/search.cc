@@ -93,9 +93,9 @@ struct LeakOnStop {
   }
 };
 
-// Portfolio: greedy (instant), beams of growing width, then annealing with what is left.
+// Portfolio: greedy (instant; run by RunSearch before the candidates are enumerated), beams of
+// growing width, then annealing with what is left.
 void RunPortfolio(SearchContext& ctx) {
-  RunGreedy(ctx);
   const int64_t budget = ctx.options.iterations;
   if (budget > 0) {
     // Deterministic work: one beam, then windows, then annealing.
@@ -131,14 +131,18 @@ struct Strategy {
   const char* name;
   void (*run)(SearchContext& ctx);
   bool ends_by_itself;  // finishes without a time limit or work budget
+  // Starts with RunGreedy, which RunSearch runs before enumerating the candidates (greedy
+  // fusion needs none), so the first fused schedule does not wait for them; `run` (null: nothing
+  // more) goes on from there.
+  bool greedy_first;
 };
 
 const Strategy kStrategies[] = {
-    {"greedy", [](SearchContext& ctx) { RunGreedy(ctx); }, /*ends_by_itself=*/true},
-    {"beam", [](SearchContext& ctx) { RunBeam(ctx, ctx.options.beam_width); }, true},
-    {"lns", [](SearchContext& ctx) { RunLns(ctx, ctx.options.iterations); }, false},
-    {"anneal", [](SearchContext& ctx) { RunAnneal(ctx, ctx.options.iterations); }, false},
-    {"portfolio", RunPortfolio, false},
+    {"greedy", nullptr, /*ends_by_itself=*/true, /*greedy_first=*/true},
+    {"beam", [](SearchContext& ctx) { RunBeam(ctx, ctx.options.beam_width); }, true, false},
+    {"lns", [](SearchContext& ctx) { RunLns(ctx, ctx.options.iterations); }, false, false},
+    {"anneal", [](SearchContext& ctx) { RunAnneal(ctx, ctx.options.iterations); }, false, false},
+    {"portfolio", RunPortfolio, false, true},
 };
 
 const Strategy* FindStrategy(const std::string& name) {
@@ -203,16 +207,19 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   auto first = SingletonDraft(problem, plans, coster);
   if (!first.ok()) return first.status();
   incumbent.Offer(*first, "singletons");
-  auto pool_holder = std::make_unique<CandidatePool>(
-      BuildCandidates(problem, plans, options, [&budget] { return budget.Expired(); }));
-  const LeakOnStop<CandidatePool> keep_pool{pool_holder, hooks.stop};
-  const CandidatePool& pool = *pool_holder;
   Journal journal;
-  SearchContext ctx{problem, options, plans, coster, incumbent, budget, pool, observer, &journal};
-  ctx.Note("candidates: " + std::to_string(pool.candidates.size()) + " subgraphs; singletons " +
-           std::to_string(first->total));
-
-  strategy->run(ctx);
+  auto pool_holder = std::make_unique<CandidatePool>();
+  const LeakOnStop<CandidatePool> keep_pool{pool_holder, hooks.stop};
+  SearchContext ctx{problem, options, plans, coster, incumbent, budget, *pool_holder, observer,
+                    &journal};
+  if (strategy->greedy_first) RunGreedy(ctx);
+  if (strategy->run != nullptr) {
+    *pool_holder =
+        BuildCandidates(problem, plans, options, [&budget] { return budget.Expired(); });
+    ctx.Note("candidates: " + std::to_string(pool_holder->candidates.size()) +
+             " subgraphs; singletons " + std::to_string(first->total));
+    strategy->run(ctx);
+  }
   const ConfigureStats& stats = coster.configurator().stats();
   ctx.Note("configurator: " + std::to_string(stats.calls.load()) + " subgraphs configured; " +
            std::to_string(stats.rejected_bounds.load()) + " without a tile within rules 3.4/7b, " +

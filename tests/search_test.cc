@@ -212,6 +212,43 @@ TEST(Traversal, TheBetterSnakeDominatesTheOtherOrders) {
   EXPECT_GT(compared, 200);
 }
 
+// Issue 12: the coster's memo is keyed on the subgraph's shape (ids by rank), so two
+// identical epilogue chains are configured once, with the answer the configurator gives each;
+// a chain that differs (a base cost, or what is resident) is configured on its own.
+TEST(Configurator, IdenticalShapesAreConfiguredOnce) {
+  ProblemBuilder b(/*capacity=*/1 << 20, /*bandwidth=*/10);
+  auto chain = [&](double pointwise_cost) {
+    const int x = b.Tensor(256, 256), w = b.Tensor(256, 256), y = b.Tensor(256, 256);
+    b.MatMul(x, w, y, 1000);
+    b.Pointwise({y}, b.Tensor(256, 256), pointwise_cost);
+  };
+  chain(100);  // ops 0, 1; tensors 0-3
+  chain(100);  // ops 2, 3; tensors 4-7: the same shape
+  chain(200);  // ops 4, 5: another base cost
+  const Problem problem = b.Build();
+  const CostModel model(problem, {});
+  search::ModelCoster coster(model);
+  const search::Configurator direct(model);
+  std::vector<SubgraphPlan> plans;
+  for (std::vector<int> ops : {std::vector<int>{0, 1}, {2, 3}, {4, 5}}) {
+    plans.push_back(*SubgraphPlan::Create(problem, ops));
+  }
+  auto first = coster.Configure(plans[0], {}, {});
+  EXPECT_EQ(coster.evaluations(), 1);
+  auto second = coster.Configure(plans[1], {}, {});
+  EXPECT_EQ(coster.evaluations(), 1);  // shared
+  auto expected = direct.Best(plans[1], {}, {});
+  ASSERT_TRUE(first && second && expected);
+  EXPECT_EQ(second->latency, expected->latency);
+  EXPECT_EQ(second->granularity, expected->granularity);
+  coster.Configure(plans[2], {}, {});
+  EXPECT_EQ(coster.evaluations(), 2);  // another base cost
+  // An untouched resident tensor takes space: its size is part of the key.
+  const std::vector<int> resident = {4};
+  coster.Configure(plans[0], {}, resident);
+  EXPECT_EQ(coster.evaluations(), 3);
+}
+
 TEST(Configurator, SplitsKToFitAsIn5B) {
   const Problem problem = testing::spec::MatMulChain();
   const CostModel model(problem, {});

@@ -17,6 +17,7 @@ int RunCompare(int argc, char** argv, int first);
 int RunReport(int argc, char** argv, int first);
 int RunDot(int argc, char** argv, int first);
 int RunImport(int argc, char** argv, int first);
+int RunGenerate(int argc, char** argv, int first);
 
 }  // namespace tilesched::cli
 

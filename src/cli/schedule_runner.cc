@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "args.h"
+#include "process_clock.h"
 #include "stop_signal.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/file_util.h"
@@ -125,7 +126,10 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
       }
     });
   }
-  auto result = search::RunSearch(problem, options, hooks);
+  // The limit counts from the process's start and includes the final write (issue 12).
+  search::SearchOptions timed = options;
+  timed.time_limit = SearchSeconds(options.time_limit);
+  auto result = search::RunSearch(problem, timed, hooks);
   {
     std::lock_guard<std::mutex> lock(progress_mutex);
     done = true;
