@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "search.h"
+#include "tilesched/search.h"
 #include "test_files.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/hardware.h"

@@ -197,11 +197,11 @@ TEST(Recomputation, HtmlReportShowsPerSubgraphAndTotal) {
   const Schedule schedule = Sched({Sg({0, 1}, g128, {2}), Sg({0, 2}, g128)});
   auto ev = Evaluate(problem, schedule, kContest);
   ASSERT_TRUE(ev.ok());
-  cli::ReportInput in;
+  report::ReportInput in;
   in.problem = &problem;
   in.schedule = &schedule;
   in.evaluation = &*ev;
-  const std::string html = cli::ReportHtml(in);
+  const std::string html = report::ReportHtml(in);
   EXPECT_EQ(testing::CountOf(html, "class=\"recompute-row\""), 2);
   EXPECT_NE(html.find("<td>0</td><td>op 0: 1.00x, op 1: 1.00x</td><td class=\"num\">0.0</td>"),
             std::string::npos);
