@@ -90,6 +90,42 @@ class FileObserver : public search::SearchObserver {
 
 }  // namespace
 
+namespace {
+
+// The run's outcome: the --summary JSON (when asked for) and the last progress line.
+int ReportOutcome(const search::SearchOptions& options, const RunnerOptions& runner,
+                  const search::SearchResult& result, const Evaluation& evaluation) {
+  const bool optimal = evaluation.total <= result.lower_bound * (1 + 1e-9);
+  if (!runner.summary.empty()) {
+    ScheduleSummary summary;
+    summary.latency = evaluation.total;
+    summary.lower_bound = result.lower_bound;
+    summary.gap = Gap(evaluation.total, result.lower_bound);
+    summary.optimal = optimal;
+    summary.found_by = result.found_by;
+    summary.time_s = result.seconds;
+    summary.subgraphs = static_cast<int>(result.schedule.subgraphs.size());
+    summary.modes = options.modes;
+    if (Status s = WriteFileAtomic(runner.summary, ScheduleSummaryToJson(summary)); !s.ok()) {
+      return Fail(runner.command, s.message(), kExitUsage);
+    }
+  }
+  if (runner.progress) {
+    const std::string how = StopFlag().load() ? "stopped" : result.reached_gap ? "solved" : "done";
+    std::cerr << how << " after " << FormatNumber(result.seconds, 2) << "s: latency "
+              << FormatNumber(evaluation.total) << " (" << result.found_by << "), "
+              << result.schedule.subgraphs.size() << " subgraphs, lower bound "
+              << FormatNumber(result.lower_bound) << ", gap "
+              << FormatNumber(100 * Gap(evaluation.total, result.lower_bound), 2) << "%"
+              << (optimal ? " (optimal)" : "") << ", " << FormatCount(result.evaluations)
+              << " configurations" << (runner.output.empty() ? "" : "; written to " + runner.output)
+              << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
 int RunScheduler(const Problem& problem, const search::SearchOptions& options,
                  const RunnerOptions& runner) {
   if (!runner.output.empty()) {
@@ -152,33 +188,7 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
   if (runner.verbose) {
     for (const std::string& line : result->report) std::cerr << "  " << line << "\n";
   }
-  const bool optimal = evaluation->total <= result->lower_bound * (1 + 1e-9);
-  if (!runner.summary.empty()) {
-    ScheduleSummary summary;
-    summary.latency = evaluation->total;
-    summary.lower_bound = result->lower_bound;
-    summary.gap = Gap(evaluation->total, result->lower_bound);
-    summary.optimal = optimal;
-    summary.found_by = result->found_by;
-    summary.time_s = result->seconds;
-    summary.subgraphs = static_cast<int>(result->schedule.subgraphs.size());
-    summary.modes = options.modes;
-    if (Status s = WriteFileAtomic(runner.summary, ScheduleSummaryToJson(summary)); !s.ok()) {
-      return Fail(runner.command, s.message(), kExitUsage);
-    }
-  }
-  if (runner.progress) {
-    const std::string how = StopFlag().load() ? "stopped" : result->reached_gap ? "solved" : "done";
-    std::cerr << how << " after " << FormatNumber(result->seconds, 2) << "s: latency "
-              << FormatNumber(evaluation->total) << " (" << result->found_by << "), "
-              << result->schedule.subgraphs.size() << " subgraphs, lower bound "
-              << FormatNumber(result->lower_bound) << ", gap "
-              << FormatNumber(100 * Gap(evaluation->total, result->lower_bound), 2) << "%"
-              << (optimal ? " (optimal)" : "") << ", " << FormatCount(result->evaluations)
-              << " configurations" << (runner.output.empty() ? "" : "; written to " + runner.output)
-              << "\n";
-  }
-  return kExitOk;
+  return ReportOutcome(options, runner, *result, *evaluation);
 }
 
 }  // namespace tilesched::cli

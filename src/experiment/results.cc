@@ -23,9 +23,9 @@ namespace {
 // How the table is made and checked, appended to every generated docs/results.md.
 constexpr const char* kResultsFooter =
     "\n## How this table is made\n\n"
-    "- Regenerate: `./build/src/cli/tilesched results` (about 15 minutes: every benchmark at its "
-    "contest budget, one after the other; `--only 1,2,3` for a subset, `--budget-scale X` to "
-    "scale the budgets).\n"
+    "- Regenerate: `./build/src/cli/tilesched results` (about 5 minutes: every benchmark at its "
+    "contest budget, one after the other, and a benchmark proven optimal stops at once; "
+    "`--only 1,2,3` for a subset, `--budget-scale X` to scale the budgets).\n"
     "- Targets, field best and Vinci's scores: `data/targets.csv` (from the scheduler issue).\n"
     "- Golden test (CI): `tilesched results --iterations 5000 --check tests/golden/results.csv` "
     "fails when any benchmark gets worse than the golden latency. After an improvement, refresh "
