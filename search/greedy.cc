@@ -7,7 +7,6 @@
 // budget as they go.
 #include <algorithm>
 #include <cstdlib>
-#include <deque>
 #include <queue>
 
 #include "context.h"
@@ -24,6 +23,8 @@ struct Merge {
   int a, b;  // stage ids, a < b
   const SubgraphPlan* plan;
   TileChoice choice;
+  // While the merge waits on its blockers: its index in Fusion::waits_ and the wait it belongs to.
+  int serial = -1, wait = 0;
 };
 
 // Max-heap order: larger benefit first, then smaller ids (deterministic).
@@ -47,39 +48,43 @@ class Fusion {
       stages_.push_back(s);
       alive_.push_back(true);
     }
+    waiting_.resize(stages_.size());
     RebuildOwners();
   }
 
   void Run() {
     for (size_t id = 0; id < stages_.size(); ++id) {
       if (ctx_.budget.Expired()) return;
-      PushMergesOf(id);
+      PushMergesOf(static_cast<int>(id));
     }
     int64_t pops = 0;
     while (!heap_.empty() || !pending_.empty()) {
       if ((++pops & 63) == 0 && ctx_.budget.Expired()) return;
-      // The best of the heap and the retries (both in MergeOrder): the order one heap holding
-      // both would pop them in.
+      // The best of the heap and the woken retries (both in MergeOrder): the order one heap
+      // holding both would pop them in.
       Merge m;
-      if (pending_.empty() || (!heap_.empty() && MergeOrder()(pending_.front(), heap_.top()))) {
+      if (pending_.empty() || (!heap_.empty() && MergeOrder()(pending_.top(), heap_.top()))) {
         m = heap_.top();
         heap_.pop();
       } else {
-        m = pending_.front();
-        pending_.pop_front();
+        m = pending_.top();
+        pending_.pop();
       }
       if (!alive_[m.a] || !alive_[m.b] || m.benefit <= 1e-9) continue;
-      if (Apply(m)) {
-        // A merge that was invalid may have become valid (the stage in its way moved): the
-        // merges found invalid since the last applied one are tried again. They were popped best
-        // first, before everything still queued, so they go to the front of the retries, which
-        // stay in MergeOrder without a heap: O(1) per retry instead of a heap push and pop
-        // (at most kMaxRetry per applied merge; the largest self cost of fusion at 10,000 ops,
-        // docs/scaling.md).
-        pending_.insert(pending_.begin(), retry_.begin(), retry_.end());
-        retry_.clear();
-      } else if (retry_.size() < kMaxRetry) {
-        retry_.push_back(m);
+      Blockers blockers;
+      if (Apply(m, &blockers)) continue;
+      // Found invalid: a stage between the two is in the way of each placement. Only that
+      // stage's death (merged into another) can make the placement valid (slots never change
+      // otherwise), so the merge waits on both blockers and is woken when one of them dies:
+      // each stage dies once, so a merge is re-checked at most once per death of a blocker,
+      // not after every applied merge (docs/scaling.md).
+      if (m.serial < 0) {
+        m.serial = static_cast<int>(waits_.size());
+        waits_.push_back(0);
+      }
+      m.wait = ++waits_[static_cast<size_t>(m.serial)];
+      for (int blocker : {blockers.at_later, blockers.at_earlier}) {
+        waiting_[static_cast<size_t>(blocker)].push_back(m);
       }
     }
   }
@@ -166,14 +171,15 @@ class Fusion {
     }
   }
 
-  // True when the union of stages `a` and `b` may run at `place` (the slot of one of them)
-  // with the schedule staying valid, given that the union writes every tensor read outside it
-  // (HidesTensor is false). Nothing is retained during fusion, so a schedule is valid when every
-  // stage's inputs come from earlier stages' writes; only the stages between the two slots
-  // change sides: at the later slot none of them may read what `a` (the earlier) produces, at
-  // the earlier slot `b` (the later) may read nothing they produce. Work: the two stages'
-  // edges, independent of the graph's size (the whole-schedule check it replaces was linear).
-  bool CanPlace(int earlier, int later, bool at_later) const {
+  // The stage (id) in the way when the union of stages `earlier` and `later` runs at the
+  // later slot (`at_later`) or the earlier one, or -1 when the schedule stays valid there,
+  // given that the union writes every tensor read outside it (HidesTensor is false). Nothing is
+  // retained during fusion, so a schedule is valid when every stage's inputs come from earlier
+  // stages' writes; only the stages between the two slots change sides: at the later slot none
+  // of them may read what `earlier` produces, at the earlier slot `later` may read nothing they
+  // produce. Work: the two stages' edges, independent of the graph's size (the whole-schedule
+  // check it replaces was linear).
+  int Blocker(int earlier, int later, bool at_later) const {
     const int lo = slot_[earlier], hi = slot_[later];
     auto between = [&](int op) {
       const int owner = owner_[op];
@@ -183,32 +189,51 @@ class Fusion {
     if (at_later) {
       for (int o : stages_[earlier].plan->ops()) {
         for (int c : graph.consumers(ctx_.problem.op(o).output)) {
-          if (between(c)) return false;
+          if (between(c)) return owner_[c];
         }
       }
-      return true;
+      return -1;
     }
     for (int o : stages_[later].plan->ops()) {
       for (int t : ctx_.problem.op(o).inputs) {
         const int p = ctx_.problem.producer(t);
-        if (p >= 0 && between(p)) return false;
+        if (p >= 0 && between(p)) return owner_[p];
       }
     }
-    return true;
+    return -1;
   }
 
+  struct Blockers {
+    int at_later = -1, at_earlier = -1;
+  };
+
   // Replaces stages a and b by their union, at the later one's place or else at the earlier
-  // one's, if the schedule stays valid.
-  bool Apply(const Merge& m) {
+  // one's, if the schedule stays valid; otherwise `*blockers` names the stage in each one's way.
+  bool Apply(const Merge& m, Blockers* blockers) {
     const int later = slot_[m.a] < slot_[m.b] ? m.b : m.a;
     const int earlier = later == m.b ? m.a : m.b;
     for (bool at_later : {true, false}) {
-      if (!CanPlace(earlier, later, at_later)) continue;
+      const int blocker = Blocker(earlier, later, at_later);
+      if (blocker >= 0) {
+        (at_later ? blockers->at_later : blockers->at_earlier) = blocker;
+        continue;
+      }
       const int merged = static_cast<int>(stages_.size());
       stages_.push_back({m.plan, {}, m.choice});
       alive_.push_back(true);
       slot_.push_back(slot_[at_later ? later : earlier]);
-      alive_[m.a] = alive_[m.b] = false;
+      waiting_.emplace_back();
+      for (int dead : {m.a, m.b}) {
+        alive_[dead] = false;
+        for (const Merge& w : waiting_[static_cast<size_t>(dead)]) {
+          // The first of its two blockers to die wakes it; the other entry is then stale.
+          int& current = waits_[static_cast<size_t>(w.serial)];
+          if (w.wait != current) continue;
+          ++current;
+          pending_.push(w);
+        }
+        std::vector<Merge>().swap(waiting_[static_cast<size_t>(dead)]);
+      }
       for (int o : m.plan->ops()) owner_[o] = merged;
       PushMergesOf(merged);
       return true;
@@ -216,7 +241,6 @@ class Fusion {
     return false;
   }
 
-  static constexpr size_t kMaxRetry = 4096;
   static constexpr size_t kMaxCoReaders = 16;
 
   SearchContext& ctx_;
@@ -227,8 +251,12 @@ class Fusion {
   std::vector<int> slot_;
   std::vector<int> owner_;     // op -> live stage id
   std::priority_queue<Merge, std::vector<Merge>, MergeOrder> heap_;
-  std::vector<Merge> retry_;  // merges found invalid since the last applied one
-  std::deque<Merge> pending_;  // merges to try again, best first (MergeOrder)
+  // waiting_[id]: merges found invalid with stage `id` in their way, tried again when it dies.
+  std::vector<std::vector<Merge>> waiting_;
+  // Per waiting merge (Merge::serial): the number of its current wait.
+  std::vector<int> waits_;
+  // Woken merges, tried again in MergeOrder beside the heap.
+  std::priority_queue<Merge, std::vector<Merge>, MergeOrder> pending_;
 };
 
 // True when `cur` (followed by `next`, stages of a schedule without recomputation) may retain
@@ -266,9 +294,8 @@ void RunGreedy(SearchContext& ctx) {
 
   // Phase 2: retention, left to right. Retaining in stage s changes only the costs of stages
   // s and s+1 (s+1 starts with the tensors resident), so each trial re-configures those two
-  // and checks validity locally (no whole-draft copy or consistency check); the total is
-  // summed in stage order as RecostChanged() sums it, so the decisions are those of re-costing
-  // whole drafts.
+  // and checks validity locally (no whole-draft copy or consistency check): a trial is kept
+  // when the pair's latency falls.
   static const std::vector<int> kNone;
   for (size_t s = 0; s + 1 < draft.stages.size() && !ctx.budget.Expired(); ++s) {
     std::vector<int> shared;
@@ -292,22 +319,19 @@ void RunGreedy(SearchContext& ctx) {
       if (!cur_choice) continue;
       auto next_choice = ctx.coster.Configure(*next.plan, next.retained, keep);
       if (!next_choice) continue;
-      // O(stages) additions per trial, O(stages^2) over the pass (the one quadratic loop left
-      // here): 6e7 additions, ~50 ms, at 10,000 ops (5,336 stages); kept because the totals
-      // are then bit-identical to whole-draft re-costing (docs/scaling.md).
-      double total = 0;
-      for (size_t i = 0; i < draft.stages.size(); ++i) {
-        total += i == s ? cur_choice->latency
-                        : i == s + 1 ? next_choice->latency : draft.stages[i].choice.latency;
-      }
-      if (total < draft.total) {
+      // Only the pair's latencies change: compare their sums (O(1) per trial; summing the
+      // whole draft per trial made the pass quadratic, docs/scaling.md).
+      const double before = cur.choice.latency + next.choice.latency;
+      if (cur_choice->latency + next_choice->latency < before) {
         cur.retained = keep;
         cur.choice = *cur_choice;
         next.choice = *next_choice;
-        draft.total = total;
       }
     }
   }
+  // The total summed in stage order, as RecostDraft() sums it.
+  draft.total = 0;
+  for (const Stage& stage : draft.stages) draft.total += stage.choice.latency;
   ctx.incumbent.Offer(draft, "greedy");
   ctx.Note("greedy retention: " + std::to_string(draft.total));
 }
