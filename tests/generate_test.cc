@@ -1,7 +1,7 @@
 // Generated workloads (src/experiment/stack.h, random_dag.h) and `tilesched generate random`:
 // the random layered DAG has the ops asked for, its degree bounds hold, a seed reproduces it,
 // bad options are named; greedy fusion schedules it validly (the evaluator agrees with the
-// search's total).
+// search's total) and the same at any thread count.
 #include <string>
 #include <vector>
 
@@ -93,6 +93,24 @@ TEST(RandomDag, GreedyFusionSchedulesItAsTheEvaluatorCostsIt) {
   // Fusion happened: fewer subgraphs than ops.
   EXPECT_LT(result->schedule.subgraphs.size(), 300u);
   EXPECT_GE(result->total, result->lower_bound);
+}
+
+TEST(RandomDag, GreedyFusionIsTheSameAtOneAndTwoThreads) {
+  experiment::RandomDagOptions options;
+  options.ops = 400;
+  options.seed = 11;
+  auto problem = experiment::MakeRandomLayeredDag(options);
+  ASSERT_TRUE(problem.ok()) << problem.status().message();
+  std::vector<std::string> written;
+  for (int threads : {1, 2}) {
+    search::SearchOptions search;
+    search.strategy = "greedy";
+    search.threads = threads;
+    auto result = search::RunSearch(*problem, search);
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    written.push_back(SolutionToJson(result->schedule, {}));
+  }
+  EXPECT_EQ(written[0], written[1]);
 }
 
 TEST(Generate, RandomWritesTheOpsAskedForAndNamesBadOptions) {
