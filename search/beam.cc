@@ -84,7 +84,15 @@ class Beam {
     }
     total_compute_ = 0;
     for (double c : remaining_) total_compute_ += c;
-    const double lb = std::max(1e-9, ComputeLowerBounds(problem_, ctx.options.modes).simple());
+    // LowerBounds::simple() (compute once, or graph I/O), from the compute summed above and
+    // the I/O summed as ComputeLowerBounds() sums it, without the traffic bound the beam does
+    // not use: that is a pass over the whole graph per beam, i.e. per LNS window, and took most
+    // of a window's time on a 3,840-op stack (docs/scaling.md).
+    int64_t io = 0;
+    for (int t : problem_.graph().graph_inputs()) io += problem_.tensor(t).size();
+    for (int t : problem_.graph().graph_outputs()) io += problem_.tensor(t).size();
+    const double io_bound = static_cast<double>(io) / problem_.hardware().slow_memory_bandwidth;
+    const double lb = std::max(1e-9, total_compute_ > io_bound ? total_compute_ : io_bound);
     const double best = ctx.incumbent.BestTotal();
     ratio_ = std::isfinite(best) ? std::max(1.0, best / lb) : 1.0;
   }
