@@ -10,7 +10,11 @@ run is at or below it, the process's wall time and its overshoot over the limit,
 (from the process's start) of the first fused schedule (greedy) and of the first beam result.
 Timings are medians over the runs; `uptime` is printed before and after.
 
-  scripts/time_limit_table.py [--limit 0.3] [--runs 3] [--only 1,8,13] [--bin PATH]
+With --stacks 16,64,256 it also runs generated stacks (`tilesched generate stack --blocks N`)
+and prints their latency / lower bound, wall time and overshoot.
+
+  scripts/time_limit_table.py [--limit 0.3] [--runs 3] [--only 1,8,13 or none] [--stacks 16,64]
+                              [--bin PATH]
 """
 import argparse
 import csv
@@ -53,8 +57,10 @@ def run_once(binary, problem, limit, out):
                         text=True)
     if ev.returncode != 0:
         sys.exit(f"evaluate {problem} {out}: {ev.stderr.strip()}")
-    latency = json.loads(ev.stdout)["total_latency"]
+    report = json.loads(ev.stdout)
+    latency = report["total_latency"]
     return {
+        "bound": report["lower_bound"]["best"],
         "wall": wall,
         "latency": latency,
         "greedy": stamp(proc.stderr, r"greedy retention", offset),
@@ -74,6 +80,7 @@ def main():
     parser.add_argument("--limit", type=float, default=0.3)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", default="")
+    parser.add_argument("--stacks", default="")
     parser.add_argument("--bin", default=os.path.join(ROOT, "build/src/cli/tilesched"))
     args = parser.parse_args()
     targets = {}
@@ -81,7 +88,10 @@ def main():
         rows = [line for line in f if not line.startswith("#")]
     for row in csv.DictReader(rows):
         targets[int(row["bench"])] = row
-    benches = [int(b) for b in args.only.split(",")] if args.only else sorted(targets)
+    if args.only == "none":
+        benches = []
+    else:
+        benches = [int(b) for b in args.only.split(",")] if args.only else sorted(targets)
     print(f"load before: {uptime()}")
     print()
     print(f"| bench | ops | latency (evaluator) | vinci | at most vinci | wall s | overshoot ms "
@@ -107,9 +117,27 @@ def main():
                   f"{'ok' if ok else 'NO'} | {wall:.3f} | {1000 * (wall - args.limit):.0f} | "
                   f"{fmt_time([r['greedy'] for r in runs])} | "
                   f"{fmt_time([r['beam'] for r in runs])} |", flush=True)
+        if args.stacks:
+            print()
+            print("| stack (blocks) | ops | latency / bound | wall s | overshoot ms | "
+                  "first fused schedule s |")
+            print("|---|---|---|---|---|---|")
+        for n in [int(x) for x in args.stacks.split(",") if x]:
+            problem = os.path.join(tmp, f"stack{n}.json")
+            subprocess.run([args.bin, "generate", "stack", "--blocks", str(n), "-o", problem],
+                           check=True)
+            runs = [run_once(args.bin, problem, args.limit, os.path.join(tmp, "out.json"))
+                    for _ in range(args.runs)]
+            ratio = statistics.median(r["latency"] / r["bound"] for r in runs)
+            wall = statistics.median(r["wall"] for r in runs)
+            overshoots.append(1000 * (wall - args.limit))
+            print(f"| {n} | {15 * n} | {ratio:.3f} | {wall:.3f} | "
+                  f"{1000 * (wall - args.limit):.0f} | {fmt_time([r['greedy'] for r in runs])} |",
+                  flush=True)
     print()
-    print(f"at most vinci (every run): {ok_count} of {len(benches)}; overshoot median "
-          f"{statistics.median(overshoots):.0f} ms, worst {max(overshoots):.0f} ms")
+    if overshoots:
+        print(f"at most vinci (every run): {ok_count} of {len(benches)}; overshoot median "
+              f"{statistics.median(overshoots):.0f} ms, worst {max(overshoots):.0f} ms")
     print(f"load after: {uptime()}")
 
 

@@ -216,9 +216,10 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
                     static_cast<size_t>(options.threads));
   }
   // Early stop (SearchOptions::gap): the run ends once the incumbent is within the gap.
-  const double bound = ComputeLowerBounds(problem, options.modes).best();
   std::atomic<bool> reached{false};
+  // The budget counts from here, so that it includes the lower bound (a pass over the graph).
   const Budget budget(options.time_limit, hooks.stop, &reached);
+  const double bound = ComputeLowerBounds(problem, options.modes).best();
   // The caches live on the heap so that a run stopped by a signal can skip freeing them: the
   // process is about to exit, and returning millions of small blocks to malloc would delay
   // the final write by tens of milliseconds.
