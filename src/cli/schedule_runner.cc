@@ -241,7 +241,7 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
   }
   // The limit counts from the process's start and includes the final write (issue 12).
   search::SearchOptions timed = options;
-  timed.time_limit = SearchSeconds(options.time_limit);
+  timed.time_limit = SearchSeconds(options.time_limit, problem.num_ops());
   const double search_start = SecondsSinceProcessStart();
   auto result = search::RunSearch(problem, timed, hooks);
   {
