@@ -219,15 +219,21 @@ class Beam {
     if (last) {
       for (int t : last->plan->sinks()) slow_now.Set(t);
     }
-    std::vector<int> seen_candidates;
+    // Candidates already tried from this state (several anchors share candidates): per-thread
+    // stamps, so that the check is O(1) and nothing of the pool's size is cleared per state.
+    thread_local std::vector<uint32_t> seen;
+    thread_local uint32_t generation = 0;
+    if (seen.size() < ctx_.pool.candidates.size()) seen.assign(ctx_.pool.candidates.size(), 0);
+    if (++generation == 0) {
+      std::fill(seen.begin(), seen.end(), 0);
+      generation = 1;
+    }
     for (int anchor : Anchors(s)) {
       for (int index : ctx_.pool.by_op[static_cast<size_t>(anchor)]) {
         // One state's children can take longer than the time limit's margin (cold caches).
         if (OutOfTime()) return;
-        if (std::find(seen_candidates.begin(), seen_candidates.end(), index) != seen_candidates.end()) {
-          continue;
-        }
-        seen_candidates.push_back(index);
+        if (seen[static_cast<size_t>(index)] == generation) continue;
+        seen[static_cast<size_t>(index)] = generation;
         const Candidate& cand = ctx_.pool.candidates[static_cast<size_t>(index)];
         TryCandidate(s, cand, slow_now, out);
       }

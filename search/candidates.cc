@@ -129,11 +129,13 @@ CandidatePool BuildCandidates(const Problem& problem, PlanCache& plans,
   // Every 16 sets: each costs a plan analysis and a convexity walk (tens of microseconds).
   auto stopped = [&] { return should_stop && (++polls & 15) == 0 && should_stop(); };
   const int n = problem.num_ops();
+  CandidatePool pool;
+  pool.by_op.assign(n, {});
+  // Past the deadline nothing is enumerated (the singletons alone are a pass over the graph).
+  if (should_stop && should_stop()) return pool;
   std::vector<std::vector<int>> neighbours(n);
   for (int o = 0; o < n; ++o) neighbours[o] = Neighbours(problem, o);
 
-  CandidatePool pool;
-  pool.by_op.assign(n, {});
   // Large graphs get fewer sets per op so that the whole pool stays bounded.
   const int per_op_cap = std::max(
       4, std::min(options.max_candidates_per_op, options.max_candidates / std::max(1, n)));
@@ -156,6 +158,7 @@ CandidatePool BuildCandidates(const Problem& problem, PlanCache& plans,
   // are not valid subgraphs (sinks of two shapes) still grow: adding an op can fix them.
   std::vector<std::vector<int>> layer;
   for (int o = 0; o < n; ++o) {
+    if (stopped()) return pool;
     add({o});
     layer.push_back({o});
   }

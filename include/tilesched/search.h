@@ -114,6 +114,10 @@ struct SearchHooks {
   SearchObserver* observer = nullptr;
   const std::atomic<bool>* stop = nullptr;   // set (e.g. by a signal handler) to end the run
   std::atomic<int64_t>* evaluations = nullptr;  // live count of subgraph configurations costed
+  // The caller exits right after the run (a command): the run's caches are then never freed,
+  // as after a stop, since returning their many small blocks to malloc delays the exit by tens
+  // of milliseconds past a time limit (docs/scaling.md, "Short limits").
+  bool exiting = false;
 };
 
 // Fails when no op can be placed in fast memory at any tile size.

@@ -17,6 +17,10 @@ namespace {
 // Kept for the final Evaluate() of the best schedule and its write + fsync + rename
 // (measured 1-20 ms on a loaded disk; docs/scaling.md).
 constexpr double kFinalWriteReserveSeconds = 0.02;
+// And per op, for the work after the deadline that grows with the graph: on a 960-op stack at
+// load 10, freeing the candidate enumeration's sets took 15-30 ms after the deadline
+// (docs/scaling.md, "Short limits"); 20 us per op is 19 ms there, 3 ms on the 152-op benchmarks.
+constexpr double kAfterDeadlinePerOpSeconds = 20e-6;
 
 }  // namespace
 
@@ -40,9 +44,10 @@ double SecondsSinceProcessStart() {
   return std::max(0.0, since_boot - static_cast<double>(start_ticks) / static_cast<double>(ticks_per_second));
 }
 
-double SearchSeconds(double limit) {
+double SearchSeconds(double limit, int ops) {
   if (limit <= 0) return limit;
-  return std::max(0.5 * limit, limit - SecondsSinceProcessStart() - kFinalWriteReserveSeconds);
+  return std::max(0.5 * limit, limit - SecondsSinceProcessStart() - kFinalWriteReserveSeconds -
+                                   kAfterDeadlinePerOpSeconds * std::max(0, ops));
 }
 
 }  // namespace tilesched::cli

@@ -12,9 +12,10 @@ namespace tilesched::cli {
 double SecondsSinceProcessStart();
 
 // The search budget for a command given `limit` seconds from its start: the limit minus the
-// time already spent and a reserve for the final evaluation and atomic write (never below half
-// the limit). 0 (no limit) stays 0.
-double SearchSeconds(double limit);
+// time already spent and a reserve for the work after the deadline (final evaluation, atomic
+// write, the cleanup of the phase the deadline cut), which grows with the problem's `ops`
+// (never below half the limit). 0 (no limit) stays 0.
+double SearchSeconds(double limit, int ops = 0);
 
 }  // namespace tilesched::cli
 

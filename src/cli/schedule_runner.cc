@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "args.h"
@@ -25,11 +26,38 @@ namespace tilesched::cli {
 
 namespace {
 
-// Writes each improvement to disk (at most every 100 ms; the last one always).
+bool SameSchedule(const Schedule& a, const Schedule& b) {
+  if (a.subgraphs.size() != b.subgraphs.size()) return false;
+  for (size_t i = 0; i < a.subgraphs.size(); ++i) {
+    const Subgraph& x = a.subgraphs[i];
+    const Subgraph& y = b.subgraphs[i];
+    if (x.ops != y.ops || !(x.granularity == y.granularity) || x.retained != y.retained ||
+        x.traversal != y.traversal) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Writes each improvement to disk (at most every 100 ms; the last one always): the first at
+// once, later ones by a writer thread once 100 ms have passed since the previous write, so that
+// neither the search threads wait for a write nor a held-back improvement waits for the end of
+// the run (its JSON and fsync would then come after the time limit; docs/scaling.md, "Short
+// limits").
 class FileObserver : public search::SearchObserver {
  public:
   FileObserver(const Problem& problem, const CostModes& modes, std::string path)
-      : problem_(problem), modes_(modes), path_(std::move(path)) {}
+      : problem_(problem), modes_(modes), path_(std::move(path)) {
+    if (!path_.empty()) writer_ = std::thread([this] { WriteWhenDue(); });
+  }
+  ~FileObserver() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      quit_ = true;
+    }
+    due_.notify_all();
+    if (writer_.joinable()) writer_.join();
+  }
 
   void Improved(const Schedule& schedule, double total, const std::string& by) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -37,8 +65,12 @@ class FileObserver : public search::SearchObserver {
     best_total_ = total;
     best_by_ = by;
     dirty_ = true;
-    const auto now = std::chrono::steady_clock::now();
-    if (!written_once_ || now - last_write_ > std::chrono::milliseconds(100)) FlushLocked();
+    // The first schedule is written at once; later ones by the writer thread.
+    if (!written_once_) {
+      FlushLocked();
+    } else {
+      due_.notify_all();
+    }
   }
 
   // Writes the pending schedule if it has not been written yet.
@@ -56,31 +88,75 @@ class FileObserver : public search::SearchObserver {
     return best_by_;
   }
   const Status& write_status() const { return write_status_; }
+  // The evaluator's total of the schedule last written, when it is `schedule` (the runner
+  // then needs no second pass over it).
+  std::optional<double> WrittenTotal(const Schedule& schedule) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (dirty_ || !written_total_ || !SameSchedule(written_, schedule)) return std::nullopt;
+    return written_total_;
+  }
 
  private:
   Status FlushLocked() {
     if (!dirty_ || path_.empty()) return write_status_;
-    // Every schedule written is re-checked; its latencies are the evaluator's.
-    auto evaluation = Evaluate(problem_, pending_, modes_);
-    if (!evaluation.ok()) {
-      write_status_ = Status::Error("internal error: search produced an invalid schedule: " +
-                                    evaluation.status().message());
-      return write_status_;
-    }
+    // Every schedule written is checked by Evaluate(): the search hands over schedules it has
+    // evaluated (SearchObserver), with the evaluator's latencies as reported_latency; one
+    // without them is evaluated here. At the deadline a second pass over a large graph would
+    // come after the limit.
     std::vector<double> latencies;
-    for (const SubgraphReport& r : evaluation->subgraphs) latencies.push_back(r.cost.latency);
+    for (const Subgraph& sg : pending_.subgraphs) {
+      if (!sg.reported_latency) break;
+      latencies.push_back(*sg.reported_latency);
+    }
+    double total = best_total_;
+    if (latencies.size() != pending_.subgraphs.size()) {
+      auto evaluation = Evaluate(problem_, pending_, modes_);
+      if (!evaluation.ok()) {
+        write_status_ = Status::Error("internal error: search produced an invalid schedule: " +
+                                      evaluation.status().message());
+        return write_status_;
+      }
+      latencies.clear();
+      for (const SubgraphReport& r : evaluation->subgraphs) latencies.push_back(r.cost.latency);
+      total = evaluation->total;
+    }
     write_status_ = WriteFileAtomic(path_, SolutionToJson(pending_, latencies));
+    written_ = pending_;
+    written_total_ = total;
     dirty_ = false;
     written_once_ = true;
     last_write_ = std::chrono::steady_clock::now();
     return write_status_;
   }
 
+  static constexpr std::chrono::milliseconds kSpacing{100};
+
+  // The writer thread: writes a held-back improvement once kSpacing has passed since the last
+  // write.
+  void WriteWhenDue() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!quit_) {
+      if (!dirty_ || !written_once_) {
+        due_.wait(lock);
+      } else if (std::chrono::steady_clock::now() - last_write_ > kSpacing) {
+        // A failure is reported by the runner's final Flush().
+        if (!FlushLocked().ok()) return;
+      } else {
+        due_.wait_until(lock, last_write_ + kSpacing + std::chrono::milliseconds(1));
+      }
+    }
+  }
+
   const Problem& problem_;
   CostModes modes_;
   std::string path_;
   mutable std::mutex mutex_;
+  std::condition_variable due_;
+  bool quit_ = false;
+  std::thread writer_;
   Schedule pending_;
+  Schedule written_;
+  std::optional<double> written_total_;
   double best_total_ = 0;
   std::string best_by_;
   bool dirty_ = false, written_once_ = false;
@@ -94,13 +170,13 @@ namespace {
 
 // The run's outcome: the --summary JSON (when asked for) and the last progress line.
 int ReportOutcome(const search::SearchOptions& options, const RunnerOptions& runner,
-                  const search::SearchResult& result, const Evaluation& evaluation) {
-  const bool optimal = evaluation.total <= result.lower_bound * (1 + 1e-9);
+                  const search::SearchResult& result, double total) {
+  const bool optimal = total <= result.lower_bound * (1 + 1e-9);
   if (!runner.summary.empty()) {
     ScheduleSummary summary;
-    summary.latency = evaluation.total;
+    summary.latency = total;
     summary.lower_bound = result.lower_bound;
-    summary.gap = Gap(evaluation.total, result.lower_bound);
+    summary.gap = Gap(total, result.lower_bound);
     summary.optimal = optimal;
     summary.found_by = result.found_by;
     summary.time_s = result.seconds;
@@ -113,10 +189,10 @@ int ReportOutcome(const search::SearchOptions& options, const RunnerOptions& run
   if (runner.progress) {
     const std::string how = StopFlag().load() ? "stopped" : result.reached_gap ? "solved" : "done";
     std::cerr << how << " after " << FormatNumber(result.seconds, 2) << "s: latency "
-              << FormatNumber(evaluation.total) << " (" << result.found_by << "), "
+              << FormatNumber(total) << " (" << result.found_by << "), "
               << result.schedule.subgraphs.size() << " subgraphs, lower bound "
               << FormatNumber(result.lower_bound) << ", gap "
-              << FormatNumber(100 * Gap(evaluation.total, result.lower_bound), 2) << "%"
+              << FormatNumber(100 * Gap(total, result.lower_bound), 2) << "%"
               << (optimal ? " (optimal)" : "") << ", " << FormatCount(result.evaluations)
               << " configurations" << (runner.output.empty() ? "" : "; written to " + runner.output)
               << "\n";
@@ -142,6 +218,7 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
   hooks.observer = &observer;
   hooks.stop = &StopFlag();
   hooks.evaluations = &evaluations;
+  hooks.exiting = true;  // both commands exit after the run
 
   // Progress: a line every 2 s on long runs.
   std::mutex progress_mutex;
@@ -164,7 +241,8 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
   }
   // The limit counts from the process's start and includes the final write (issue 12).
   search::SearchOptions timed = options;
-  timed.time_limit = SearchSeconds(options.time_limit);
+  timed.time_limit = SearchSeconds(options.time_limit, problem.num_ops());
+  const double search_start = SecondsSinceProcessStart();
   auto result = search::RunSearch(problem, timed, hooks);
   {
     std::lock_guard<std::mutex> lock(progress_mutex);
@@ -175,20 +253,28 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
   if (!result.ok()) return Fail(runner.command, result.status().message(), kExitUsage);
 
   if (Status s = observer.Flush(); !s.ok()) return Fail(runner.command, s.message(), kExitUsage);
-  auto evaluation = Evaluate(problem, result->schedule, options.modes);
-  if (!evaluation.ok()) {
-    return Fail(runner.command, "internal error: invalid result: " + evaluation.status().message(),
-                kExitInternal);
-  }
-  if (runner.output.empty()) {
-    std::vector<double> latencies;
-    for (const SubgraphReport& r : evaluation->subgraphs) latencies.push_back(r.cost.latency);
-    std::cout << SolutionToJson(result->schedule, latencies);
+  // The schedule on disk was evaluated by the search (Incumbent::Offer); anything else is
+  // evaluated here.
+  std::optional<double> total = observer.WrittenTotal(result->schedule);
+  if (!total) {
+    auto evaluation = Evaluate(problem, result->schedule, options.modes);
+    if (!evaluation.ok()) {
+      return Fail(runner.command, "internal error: invalid result: " + evaluation.status().message(),
+                  kExitInternal);
+    }
+    total = evaluation->total;
+    if (runner.output.empty()) {
+      std::vector<double> latencies;
+      for (const SubgraphReport& r : evaluation->subgraphs) latencies.push_back(r.cost.latency);
+      std::cout << SolutionToJson(result->schedule, latencies);
+    }
   }
   if (runner.verbose) {
+    // The report's time stamps count from the search's start.
+    std::cerr << "  search started " << FormatNumber(search_start, 3) << " s after the process\n";
     for (const std::string& line : result->report) std::cerr << "  " << line << "\n";
   }
-  return ReportOutcome(options, runner, *result, *evaluation);
+  return ReportOutcome(options, runner, *result, *total);
 }
 
 }  // namespace tilesched::cli
