@@ -9,13 +9,15 @@
 namespace tilesched {
 
 namespace {
-// Residuals below this are treated as saturated (capacities are latencies of order 1..1e9).
-constexpr double kEpsilon = 1e-12;
+// Residuals below this fraction of the largest capacity count as saturated: rounding leaves
+// crumbs that would otherwise cost a phase each.
+constexpr double kRelativeEpsilon = 1e-12;
 }  // namespace
 
 MaxFlow::MaxFlow(int nodes) : out_(static_cast<size_t>(nodes)) {}
 
 void MaxFlow::AddEdge(int from, int to, double capacity) {
+  epsilon_ = std::max(epsilon_, capacity * kRelativeEpsilon);
   out_[static_cast<size_t>(from)].push_back(static_cast<int>(edges_.size()));
   edges_.push_back({to, capacity});
   out_[static_cast<size_t>(to)].push_back(static_cast<int>(edges_.size()));
@@ -32,7 +34,7 @@ bool MaxFlow::Levels(int source, int sink) {
     queue.pop();
     for (int e : out_[static_cast<size_t>(v)]) {
       const Edge& edge = edges_[static_cast<size_t>(e)];
-      if (edge.capacity > kEpsilon && level_[static_cast<size_t>(edge.to)] < 0) {
+      if (edge.capacity > epsilon_ && level_[static_cast<size_t>(edge.to)] < 0) {
         level_[static_cast<size_t>(edge.to)] = level_[static_cast<size_t>(v)] + 1;
         queue.push(edge.to);
       }
@@ -47,7 +49,7 @@ double MaxFlow::Push(int node, int sink, double limit) {
   for (int& i = next_[static_cast<size_t>(node)]; i < static_cast<int>(outs.size()); ++i) {
     const int e = outs[static_cast<size_t>(i)];
     Edge& edge = edges_[static_cast<size_t>(e)];
-    if (edge.capacity <= kEpsilon ||
+    if (edge.capacity <= epsilon_ ||
         level_[static_cast<size_t>(edge.to)] != level_[static_cast<size_t>(node)] + 1) {
       continue;
     }

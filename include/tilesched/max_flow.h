@@ -28,6 +28,7 @@ class MaxFlow {
   std::vector<Edge> edges_;  // edge i and i ^ 1 are a pair (forward, residual)
   std::vector<std::vector<int>> out_;
   std::vector<int> level_, next_;
+  double epsilon_ = 0;
 };
 
 }  // namespace tilesched
