@@ -93,13 +93,18 @@ struct RoleSet {
 // Which operand slot of a MatMul (Pointwise inputs all behave alike).
 enum class Slot { kLhs, kRhs, kPointwise };
 
+// What every subgraph guarantees of an op as a split root (Lemma M3).
+struct RootInfo {
+  bool forced = false;  // at least two k-steps per tile whenever an operand is streamed
+  int64_t steps = 1;    // k-steps per tile in any case (rule 3.4 under k_limit=native)
+};
+
 // The region of an operand read in `slot` by an op of `type` in role `r`, as a Role of the
 // operand's producer (SPEC.md section 4; it is also the demanded slice's kinds).
-// `root_steps`: k-steps per tile a split root of this type runs at least (Lemma M3).
-Role Demanded(OpType type, Slot slot, const Role& r, int64_t root_steps) {
-  const bool forced = root_steps >= 2;
+Role Demanded(OpType type, Slot slot, const Role& r, const RootInfo& split) {
+  const bool forced = split.forced;
   Role d = r;
-  if (type == OpType::kMatMul && r.rows == DimKind::kTile && r.cols == DimKind::kTile) d.steps = root_steps;
+  if (type == OpType::kMatMul && r.rows == DimKind::kTile && r.cols == DimKind::kTile) d.steps = split.steps;
   if (type == OpType::kPointwise) return d;
   const bool root = r.rows == DimKind::kTile && r.cols == DimKind::kTile;
   if (slot == Slot::kLhs) {
@@ -218,7 +223,7 @@ class TrafficBound {
     for (const Use& u : uses_[static_cast<size_t>(p_.op(p).output)]) {
       if (u.op != e) continue;
       for (const Role& r : roles_[static_cast<size_t>(e)].roles) {
-        const Role d = Demanded(p_.op(e).type, u.slot, r, RootSteps(e));
+        const Role d = Demanded(p_.op(e).type, u.slot, r, Root(e));
         if (Allowed(p, d)) out.push_back(d);
       }
     }
@@ -238,12 +243,17 @@ class TrafficBound {
     return k + 1 > hw_.fast_memory_capacity;
   }
 
-  // Lemma M3: k-steps per tile of op o as a split root, in every subgraph: ceil(K / native k)
-  // under k_limit=native, 2 when forced under k_limit=reduction.
-  int64_t RootSteps(int o) const {
-    if (!Forced(o)) return 1;
-    if (modes_.k_limit == KLimit::kNative) return CeilDiv(p_.reduction_extent(o), hw_.native_k());
-    return 2;
+  // Lemma M3 and rule 3.4: op o as a split root. Under k_limit=native, k <= native k, so it
+  // runs ceil(K / native k) k-steps per tile in every subgraph. Under k_limit=reduction, two
+  // steps are forced only while a K-long slice of an external operand must fit (M3), so no
+  // step count holds for operands computed inside.
+  RootInfo Root(int o) const {
+    RootInfo info;
+    info.forced = Forced(o);
+    if (info.forced && modes_.k_limit == KLimit::kNative) {
+      info.steps = CeilDiv(p_.reduction_extent(o), hw_.native_k());
+    }
+    return info;
   }
 
   // Contest rule 7b: a Pointwise op whose region has a proportional dimension must cover the
@@ -269,7 +279,7 @@ class TrafficBound {
       rs.Add({DimKind::kTile, DimKind::kTile, out.height, out.width, false, false});
       for (const Use& u : uses_[static_cast<size_t>(p_.op(c).output)]) {
         for (const Role& r : roles_[static_cast<size_t>(u.op)].roles) {
-          const Role d = Demanded(p_.op(u.op).type, u.slot, r, RootSteps(u.op));
+          const Role d = Demanded(p_.op(u.op).type, u.slot, r, Root(u.op));
           if (Allowed(c, d)) rs.Add(d);
         }
       }
@@ -283,7 +293,7 @@ class TrafficBound {
           if (u.op != e) continue;
           bool any = false;
           for (const Role& r : roles_[static_cast<size_t>(e)].roles) {
-            any |= Allowed(c, Demanded(p_.op(e).type, u.slot, r, RootSteps(e)));
+            any |= Allowed(c, Demanded(p_.op(e).type, u.slot, r, Root(e)));
           }
           ok &= any;
         }
@@ -412,7 +422,7 @@ class TrafficBound {
   // Lemma M3/M4: how many times over the elements of t a subgraph where `c` (role r) reads t in
   // `slot` must load, when t comes from slow memory.
   double Multiplier(int c, int t, Slot slot, const Role& r, bool first) const {
-    const Role d = Demanded(p_.op(c).type, slot, r, RootSteps(c));
+    const Role d = Demanded(p_.op(c).type, slot, r, Root(c));
     const double rows_grid = r.grid_h > 0 ? static_cast<double>(CeilDiv(r.grid_h, hw_.native_h)) : 1;
     const double cols_grid = r.grid_w > 0 ? static_cast<double>(CeilDiv(r.grid_w, hw_.native_w)) : 1;
     const bool rows_streamed = d.rows == DimKind::kSlice && d.rows_stream &&
@@ -455,7 +465,7 @@ class TrafficBound {
         double first_cost = 0, weak_cost = 0;
         bool ok = true;
         for (Slot s : slots) {
-          const Role d = Demanded(op.type, s, r, RootSteps(c));
+          const Role d = Demanded(op.type, s, r, Root(c));
           const int at = roles_[static_cast<size_t>(producer)].Find(d.rows, d.cols);
           if (at < 0 || !Allowed(producer, d)) {
             ok = false;
