@@ -1,4 +1,5 @@
-// Compute, I/O and memory-traffic lower bounds (docs/bounds.md: Lemmas C1, M1-M7).
+// Compute, I/O, memory-traffic and mixed-roofline lower bounds (docs/bounds.md: Lemmas C1-C2,
+// M1-M7, G1-G3).
 //
 // The traffic bound charges every op the traffic of its first subgraph (the first subgraph of
 // the schedule that contains it), minimized over everything that subgraph could be: the
@@ -8,6 +9,10 @@
 // charged twice. Work is linear in ops times roles (at most nine per op), plus bitset
 // reachability on graphs of at most kMaxReachOps ops (larger graphs drop Lemma M6, which only
 // weakens the bound).
+//
+// The mixed bound (MixedLowerBound) reuses the traffic bound's charges without stores (each a
+// load of the op's first subgraph), pairs compute-heavy with memory-heavy ops that can share a
+// first subgraph in a bipartite max flow, and runs at most five traffic passes (Lemma G3).
 #include "tilesched/lower_bound.h"
 
 #include <algorithm>
