@@ -567,9 +567,10 @@ class Components {
   std::vector<int> parent_;
 };
 
-// Lemma G1 is pairwise in ops (a bipartite flow); above this many ops it falls back to the
-// totals (the complete pairing), which is still a lower bound.
+// Lemma G1 is pairwise in ops (a bipartite flow) and runs up to nine traffic passes; above
+// this many ops the mixed bound is not computed (0), which keeps the bound's time near-linear.
 constexpr int kMaxMixedOps = 1000;
+static_assert(kMaxMixedOps <= kMaxReachOps, "Lemma G1 uses Lemma M6's reachability");
 
 // Producer -> reader edges of the graph (b reads a's output), each once.
 std::vector<std::pair<int, int>> ReadEdges(const Problem& problem) {
@@ -636,10 +637,7 @@ MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vect
   for (int o : heavy) excess_h += compute[static_cast<size_t>(o)] - memory[static_cast<size_t>(o)];
   for (int o : light) excess_l += memory[static_cast<size_t>(o)] - compute[static_cast<size_t>(o)];
   pass.excess_l = excess_l;
-  if (n > kMaxMixedOps || !tb.HaveReach()) {
-    pass.bound = total - std::min(excess_h, excess_l);
-    return pass;
-  }
+  assert(tb.HaveReach());
   // Lemma G2: a subgraph holding producer a and a reader b of its output computes a in a role b
   // demands; when that costs at least every L excess more than a's cheapest compute, such a
   // subgraph hides nothing. The others are connected (rule 3.2) without these links.
@@ -706,11 +704,11 @@ std::vector<uint16_t> CheapKinds(const Problem& problem, const CostModes& modes,
 }  // namespace
 
 double MixedLowerBound(const Problem& problem, const CostModes& modes) {
+  if (problem.num_ops() > kMaxMixedOps) return 0;
   // Without restricted charges the pass is always valid. A restricted pass built with
   // threshold X is valid when its own L excess is at most X; X is raised to the excess seen.
   const MixedPass open = RunMixedPass(problem, modes, {});
   double best = open.bound;
-  if (problem.num_ops() > kMaxMixedOps) return best;
   double threshold = open.excess_l;
   for (int attempt = 0; attempt < 4; ++attempt) {
     const MixedPass pass = RunMixedPass(problem, modes, CheapKinds(problem, modes, threshold));

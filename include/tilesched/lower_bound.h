@@ -47,7 +47,7 @@ double TrafficLowerBound(const Problem& problem, const CostModes& modes);
 
 // Lemma G1 of docs/bounds.md: every subgraph costs at least the larger of its compute and its
 // traffic, so ops that are compute-heavy and ops that are memory-heavy only hide each other's
-// cost when they can be first in one subgraph together.
+// cost when they can be first in one subgraph together. 0 above 1,000 ops (not computed).
 double MixedLowerBound(const Problem& problem, const CostModes& modes);
 
 LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes);
