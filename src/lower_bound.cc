@@ -1,4 +1,5 @@
-// Compute, I/O and memory-traffic lower bounds (docs/bounds.md: Lemmas C1, M1-M7).
+// Compute, I/O, memory-traffic and mixed-roofline lower bounds (docs/bounds.md: Lemmas C1-C2,
+// M1-M7, G1-G3).
 //
 // The traffic bound charges every op the traffic of its first subgraph (the first subgraph of
 // the schedule that contains it), minimized over everything that subgraph could be: the
@@ -8,6 +9,10 @@
 // charged twice. Work is linear in ops times roles (at most nine per op), plus bitset
 // reachability on graphs of at most kMaxReachOps ops (larger graphs drop Lemma M6, which only
 // weakens the bound).
+//
+// The mixed bound (MixedLowerBound) reuses the traffic bound's charges without stores (each a
+// load of the op's first subgraph), pairs compute-heavy with memory-heavy ops that can share a
+// first subgraph in a bipartite max flow, and runs at most five traffic passes (Lemma G3).
 #include "tilesched/lower_bound.h"
 
 #include <algorithm>
@@ -15,11 +20,13 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "tilesched/demand.h"
 #include "tilesched/graph.h"
 #include "tilesched/grid.h"
+#include "tilesched/max_flow.h"
 
 namespace tilesched {
 
@@ -59,6 +66,8 @@ struct Role {
   int64_t grid_w = -1;
   bool rows_stream = false;
   bool cols_stream = false;
+  // k-steps per tile of the split root whose slice this role's region follows (at least).
+  int64_t steps = 1;
 };
 
 int RoleKey(DimKind rows, DimKind cols) { return static_cast<int>(rows) * 3 + static_cast<int>(cols); }
@@ -81,6 +90,7 @@ struct RoleSet {
     if (old.grid_w != r.grid_w) old.grid_w = -1;
     old.rows_stream = old.rows_stream && r.rows_stream;
     old.cols_stream = old.cols_stream && r.cols_stream;
+    old.steps = std::min(old.steps, r.steps);
   }
   int Find(DimKind rows, DimKind cols) const { return index[static_cast<size_t>(RoleKey(rows, cols))] - 1; }
 };
@@ -88,10 +98,18 @@ struct RoleSet {
 // Which operand slot of a MatMul (Pointwise inputs all behave alike).
 enum class Slot { kLhs, kRhs, kPointwise };
 
+// What every subgraph guarantees of an op as a split root (Lemma M3).
+struct RootInfo {
+  bool forced = false;  // at least two k-steps per tile whenever an operand is streamed
+  int64_t steps = 1;    // k-steps per tile in any case (rule 3.4 under k_limit=native)
+};
+
 // The region of an operand read in `slot` by an op of `type` in role `r`, as a Role of the
 // operand's producer (SPEC.md section 4; it is also the demanded slice's kinds).
-Role Demanded(OpType type, Slot slot, const Role& r, bool forced) {
+Role Demanded(OpType type, Slot slot, const Role& r, const RootInfo& split) {
+  const bool forced = split.forced;
   Role d = r;
+  if (type == OpType::kMatMul && r.rows == DimKind::kTile && r.cols == DimKind::kTile) d.steps = split.steps;
   if (type == OpType::kPointwise) return d;
   const bool root = r.rows == DimKind::kTile && r.cols == DimKind::kTile;
   if (slot == Slot::kLhs) {
@@ -143,8 +161,14 @@ struct Use {
 
 class TrafficBound {
  public:
-  TrafficBound(const Problem& problem, const CostModes& modes)
-      : p_(problem), modes_(modes), g_(problem.graph()), hw_(problem.hardware()) {}
+  // `with_stores`: charge the stores of loaded intermediates and the graph outputs (Lemma M1).
+  // Without them every charge of op c is a load of c's first subgraph (Lemma G1).
+  // `own_kinds` (optional, per op a bit per RoleKey): the kind pairs op o's own charge may
+  // take (Lemma G3); the others still price o computed inside its readers.
+  TrafficBound(const Problem& problem, const CostModes& modes, bool with_stores = true,
+               std::vector<uint16_t> own_kinds = {})
+      : p_(problem), modes_(modes), g_(problem.graph()), hw_(problem.hardware()),
+        with_stores_(with_stores), own_kinds_(std::move(own_kinds)) {}
 
   double Run() {
     const int n = p_.num_ops();
@@ -176,14 +200,39 @@ class TrafficBound {
         const double first = OpCost(o, r, /*first=*/true);
         cost_first_[static_cast<size_t>(o)].push_back(first);
         cost_weak_[static_cast<size_t>(o)].push_back(OpCost(o, r, /*first=*/false));
-        chi = std::min(chi, first);
+        if (own_kinds_.empty() || (own_kinds_[static_cast<size_t>(o)] >> RoleKey(r.rows, r.cols) & 1)) {
+          chi = std::min(chi, first);
+        }
       }
       chi_[static_cast<size_t>(o)] = chi;
       total += chi;
     }
     // Lemma M1: every graph output is written at least once.
-    for (int t : g_.graph_outputs()) total += static_cast<double>(p_.tensor(t).size());
+    if (with_stores_) {
+      for (int t : g_.graph_outputs()) total += static_cast<double>(p_.tensor(t).size());
+    }
     return total;
+  }
+
+  // After Run(): op o's charge (Lemma M7), its roles (Lemma M2), and the pair relations of
+  // Lemmas M5 and M6.
+  double Charge(int o) const { return chi_[static_cast<size_t>(o)]; }
+  const std::vector<Role>& Roles(int o) const { return roles_[static_cast<size_t>(o)].roles; }
+  bool HaveReach() const { return have_reach_; }
+  bool Separated(int a, int b) const { return Excluded(a, b) || Excluded(b, a); }
+  bool EdgeFusable(int c, int e) const { return Fusable(c, e); }
+  // The roles consumer e can demand of producer p in a subgraph holding both (Lemma M2), each
+  // with e's grid.
+  std::vector<Role> DemandedOf(int p, int e) const {
+    std::vector<Role> out;
+    for (const Use& u : uses_[static_cast<size_t>(p_.op(p).output)]) {
+      if (u.op != e) continue;
+      for (const Role& r : roles_[static_cast<size_t>(e)].roles) {
+        const Role d = Demanded(p_.op(e).type, u.slot, r, Root(e));
+        if (Allowed(p, d)) out.push_back(d);
+      }
+    }
+    return out;
   }
 
  private:
@@ -197,6 +246,19 @@ class TrafficBound {
     const int64_t k = p_.reduction_extent(o);
     if (modes_.k_limit == KLimit::kNative) return k > hw_.native_k();
     return k + 1 > hw_.fast_memory_capacity;
+  }
+
+  // Lemma M3 and rule 3.4: op o as a split root. Under k_limit=native, k <= native k, so it
+  // runs ceil(K / native k) k-steps per tile in every subgraph. Under k_limit=reduction, two
+  // steps are forced only while a K-long slice of an external operand must fit (M3), so no
+  // step count holds for operands computed inside.
+  RootInfo Root(int o) const {
+    RootInfo info;
+    info.forced = Forced(o);
+    if (info.forced && modes_.k_limit == KLimit::kNative) {
+      info.steps = CeilDiv(p_.reduction_extent(o), hw_.native_k());
+    }
+    return info;
   }
 
   // Contest rule 7b: a Pointwise op whose region has a proportional dimension must cover the
@@ -222,7 +284,7 @@ class TrafficBound {
       rs.Add({DimKind::kTile, DimKind::kTile, out.height, out.width, false, false});
       for (const Use& u : uses_[static_cast<size_t>(p_.op(c).output)]) {
         for (const Role& r : roles_[static_cast<size_t>(u.op)].roles) {
-          const Role d = Demanded(p_.op(u.op).type, u.slot, r, Forced(u.op));
+          const Role d = Demanded(p_.op(u.op).type, u.slot, r, Root(u.op));
           if (Allowed(c, d)) rs.Add(d);
         }
       }
@@ -236,7 +298,7 @@ class TrafficBound {
           if (u.op != e) continue;
           bool any = false;
           for (const Role& r : roles_[static_cast<size_t>(e)].roles) {
-            any |= Allowed(c, Demanded(p_.op(e).type, u.slot, r, Forced(e)));
+            any |= Allowed(c, Demanded(p_.op(e).type, u.slot, r, Root(e)));
           }
           ok &= any;
         }
@@ -365,7 +427,7 @@ class TrafficBound {
   // Lemma M3/M4: how many times over the elements of t a subgraph where `c` (role r) reads t in
   // `slot` must load, when t comes from slow memory.
   double Multiplier(int c, int t, Slot slot, const Role& r, bool first) const {
-    const Role d = Demanded(p_.op(c).type, slot, r, Forced(c));
+    const Role d = Demanded(p_.op(c).type, slot, r, Root(c));
     const double rows_grid = r.grid_h > 0 ? static_cast<double>(CeilDiv(r.grid_h, hw_.native_h)) : 1;
     const double cols_grid = r.grid_w > 0 ? static_cast<double>(CeilDiv(r.grid_w, hw_.native_w)) : 1;
     const bool rows_streamed = d.rows == DimKind::kSlice && d.rows_stream &&
@@ -400,7 +462,7 @@ class TrafficBound {
       double multiplier = 1;
       for (Slot s : slots) multiplier = std::max(multiplier, Multiplier(c, t, s, r, first));
       double best = alpha_load_[static_cast<size_t>(t)] * size * multiplier;
-      if (producer >= 0 && first) best += alpha_store_[static_cast<size_t>(t)] * size;
+      if (producer >= 0 && first && with_stores_) best += alpha_store_[static_cast<size_t>(t)] * size;
       // Resident: retained by the previous subgraph, so it fits with room to spare.
       if (producer >= 0 && Size(t) < hw_.fast_memory_capacity) best = 0;
       // Computed inside by its producer (Lemma M5).
@@ -408,7 +470,7 @@ class TrafficBound {
         double first_cost = 0, weak_cost = 0;
         bool ok = true;
         for (Slot s : slots) {
-          const Role d = Demanded(op.type, s, r, Forced(c));
+          const Role d = Demanded(op.type, s, r, Root(c));
           const int at = roles_[static_cast<size_t>(producer)].Find(d.rows, d.cols);
           if (at < 0 || !Allowed(producer, d)) {
             ok = false;
@@ -440,6 +502,8 @@ class TrafficBound {
   const CostModes& modes_;
   const Graph& g_;
   const Hardware& hw_;
+  const bool with_stores_;
+  const std::vector<uint16_t> own_kinds_;
   std::vector<std::vector<Use>> uses_;
   std::vector<RoleSet> roles_;
   std::vector<std::vector<int>> fusable_;
@@ -451,7 +515,209 @@ class TrafficBound {
   std::vector<double> chi_;
 };
 
+// Lemma C2: op o's compute in a subgraph where it has role r (Lemma M2). A tile dimension is
+// cut into ranges of at most the native extent (rule 3.4), each paying a whole native tile
+// (SPEC 5, spatial factor); a proportional dimension pays d / native over the steps of one
+// tile, and every tile of the grid needs it again (intermediates are ephemeral, SPEC 4), so
+// it is paid once per tile along the other axis of the grid.
+double RoleCompute(const Problem& p, int o, const Role& r, MatmulReduction mode) {
+  const Op& op = p.op(o);
+  const Hardware& hw = p.hardware();
+  const Tensor& out = p.tensor(op.output);
+  auto factor = [](DimKind kind, int64_t d, int64_t native) {
+    return kind == DimKind::kTile ? SpatialFactor(d, native) : ProportionalFactor(d, native);
+  };
+  double cost = op.base_cost * factor(r.rows, out.height, hw.native_h) * factor(r.cols, out.width, hw.native_w);
+  if (IsProportional(r.rows) && r.grid_h > 0) cost *= SpatialFactor(r.grid_h, hw.native_h);
+  if (IsProportional(r.cols) && r.grid_w > 0) cost *= SpatialFactor(r.grid_w, hw.native_w);
+  // A full extent next to no k-slice is needed whole at every k-step of the root (SPEC 4).
+  const bool full = r.rows == DimKind::kFull || r.cols == DimKind::kFull;
+  const bool slice = r.rows == DimKind::kSlice || r.cols == DimKind::kSlice;
+  if (full && !slice) cost *= static_cast<double>(r.steps);
+  if (op.type == OpType::kMatMul) {
+    const int64_t k = p.reduction_extent(o);
+    cost *= ReductionFactor(mode, k, k, hw.native_k());
+  }
+  return cost;
+}
+
+// Lemma C2: op o's compute in any subgraph (its cheapest role).
+double TiledCompute(const Problem& p, const TrafficBound& tb, int o, MatmulReduction mode) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const Role& r : tb.Roles(o)) best = std::min(best, RoleCompute(p, o, r, mode));
+  return best;
+}
+
+// Union-find over ops, for the components of Lemma G2.
+class Components {
+ public:
+  explicit Components(int n) : parent_(static_cast<size_t>(n)) {
+    for (int i = 0; i < n; ++i) parent_[static_cast<size_t>(i)] = i;
+  }
+  int Find(int x) {
+    while (parent_[static_cast<size_t>(x)] != x) {
+      parent_[static_cast<size_t>(x)] = parent_[static_cast<size_t>(parent_[static_cast<size_t>(x)])];
+      x = parent_[static_cast<size_t>(x)];
+    }
+    return x;
+  }
+  void Join(int a, int b) { parent_[static_cast<size_t>(Find(a))] = Find(b); }
+
+ private:
+  std::vector<int> parent_;
+};
+
+// Lemma G1 is pairwise in ops (a bipartite flow) and runs up to nine traffic passes; above
+// this many ops the mixed bound is not computed (0), which keeps the bound's time near-linear.
+constexpr int kMaxMixedOps = 1000;
+static_assert(kMaxMixedOps <= kMaxReachOps, "Lemma G1 uses Lemma M6's reachability");
+
+// Producer -> reader edges of the graph (b reads a's output), each once.
+std::vector<std::pair<int, int>> ReadEdges(const Problem& problem) {
+  std::vector<std::pair<int, int>> edges;
+  for (int a = 0; a < problem.num_ops(); ++a) {
+    const int t = problem.op(a).output;
+    for (int b : problem.graph().successors(a)) {
+      const auto& ins = problem.op(b).inputs;
+      if (std::find(ins.begin(), ins.end(), t) != ins.end()) edges.emplace_back(a, b);
+    }
+  }
+  return edges;
+}
+
+struct MixedPass {
+  double bound = 0;
+  double excess_l = 0;  // the L excess of the pass, including the forced stores
+};
+
+// Lemmas G1-G3 once. `own_kinds` restricts each op's own charge (Lemma G3, empty: none); the
+// pass is valid only when its excess_l is at most the threshold own_kinds was built with.
+MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vector<uint16_t> own_kinds) {
+  const int n = problem.num_ops();
+  TrafficBound tb(problem, modes, /*with_stores=*/false, std::move(own_kinds));
+  tb.Run();
+  const Graph& g = problem.graph();
+  const double bandwidth = problem.hardware().slow_memory_bandwidth;
+  std::vector<double> compute(static_cast<size_t>(n)), memory(static_cast<size_t>(n));
+  std::vector<bool> is_output(static_cast<size_t>(problem.num_tensors()), false);
+  for (int t : g.graph_outputs()) is_output[static_cast<size_t>(t)] = true;
+  for (int o = 0; o < n; ++o) {
+    compute[static_cast<size_t>(o)] = TiledCompute(problem, tb, o, modes.matmul_reduction);
+    // A graph output is a sink of every subgraph holding its producer, always written (3.6).
+    const int out = problem.op(o).output;
+    const double store = is_output[static_cast<size_t>(out)] ? static_cast<double>(problem.tensor(out).size()) : 0;
+    memory[static_cast<size_t>(o)] = (tb.Charge(o) + store) / bandwidth;
+  }
+  // Stores every schedule makes somewhere (Lemma M1): an intermediate too large to be resident
+  // with a reader that cannot compute it inside (Lemma M5) is loaded, so it was written.
+  double forced_stores = 0;
+  for (int t = 0; t < problem.num_tensors(); ++t) {
+    const int producer = problem.producer(t);
+    if (producer < 0 || is_output[static_cast<size_t>(t)]) continue;
+    if (problem.tensor(t).size() < problem.hardware().fast_memory_capacity) continue;
+    bool forced = false;
+    for (int c : g.successors(producer)) {
+      const auto& ins = problem.op(c).inputs;
+      if (std::find(ins.begin(), ins.end(), t) != ins.end() && !tb.EdgeFusable(producer, c)) forced = true;
+    }
+    if (forced) forced_stores += static_cast<double>(problem.tensor(t).size()) / bandwidth;
+  }
+  // Lemma G1: sum over ops of max(compute, memory) minus the largest excess that can be paired
+  // across compute-heavy (H) and memory-heavy (L) ops that may share a first subgraph.
+  MixedPass pass;
+  double total = forced_stores;
+  std::vector<int> heavy, light;
+  for (int o = 0; o < n; ++o) {
+    const double c = compute[static_cast<size_t>(o)], m = memory[static_cast<size_t>(o)];
+    total += std::max(c, m);
+    if (c > m) heavy.push_back(o);
+    if (m > c) light.push_back(o);
+  }
+  double excess_h = 0, excess_l = forced_stores;
+  for (int o : heavy) excess_h += compute[static_cast<size_t>(o)] - memory[static_cast<size_t>(o)];
+  for (int o : light) excess_l += memory[static_cast<size_t>(o)] - compute[static_cast<size_t>(o)];
+  pass.excess_l = excess_l;
+  assert(tb.HaveReach());
+  // Lemma G2: a subgraph holding producer a and a reader b of its output computes a in a role b
+  // demands; when that costs at least every L excess more than a's cheapest compute, such a
+  // subgraph hides nothing. The others are connected (rule 3.2) without these links.
+  Components components(n);
+  for (const auto& [a, b] : ReadEdges(problem)) {
+    double extra = std::numeric_limits<double>::infinity();
+    for (const Role& d : tb.DemandedOf(a, b)) {
+      extra = std::min(extra, RoleCompute(problem, a, d, modes.matmul_reduction) - compute[static_cast<size_t>(a)]);
+    }
+    if (extra < excess_l) components.Join(a, b);
+  }
+  // Readers of one tensor are linked (rule 3.2).
+  std::vector<int> reader_of(static_cast<size_t>(problem.num_tensors()), -1);
+  for (int b = 0; b < n; ++b) {
+    for (int t : problem.op(b).inputs) {
+      int& first = reader_of[static_cast<size_t>(t)];
+      if (first < 0) first = b;
+      else components.Join(first, b);
+    }
+  }
+  // Nodes: source, H ops, L ops, the stores (compatible with every op), sink. Edges H x L:
+  // quadratic, bounded by kMaxMixedOps.
+  const int nh = static_cast<int>(heavy.size()), nl = static_cast<int>(light.size());
+  const int source = 0, stores = 1 + nh + nl, sink = stores + 1;
+  MaxFlow flow(sink + 1);
+  for (int i = 0; i < nh; ++i) {
+    const int a = heavy[static_cast<size_t>(i)];
+    flow.AddEdge(source, 1 + i, compute[static_cast<size_t>(a)] - memory[static_cast<size_t>(a)]);
+    for (int j = 0; j < nl; ++j) {
+      const int b = light[static_cast<size_t>(j)];
+      if (!tb.Separated(a, b) && components.Find(a) == components.Find(b)) flow.AddEdge(1 + i, 1 + nh + j, excess_h);
+    }
+    if (forced_stores > 0) flow.AddEdge(1 + i, stores, excess_h);
+  }
+  for (int j = 0; j < nl; ++j) {
+    const int b = light[static_cast<size_t>(j)];
+    flow.AddEdge(1 + nh + j, sink, memory[static_cast<size_t>(b)] - compute[static_cast<size_t>(b)]);
+  }
+  if (forced_stores > 0) flow.AddEdge(stores, sink, forced_stores);
+  pass.bound = total - flow.Run(source, sink);
+  return pass;
+}
+
+// Lemma G3: in a subgraph without a costly pair (Lemma G2, threshold `threshold`), op a has
+// role (tile, tile) or one its readers there demand at less than `threshold` extra compute.
+std::vector<uint16_t> CheapKinds(const Problem& problem, const CostModes& modes, double threshold) {
+  const TrafficBound tb = [&] {
+    TrafficBound b(problem, modes, /*with_stores=*/false);
+    b.Run();
+    return b;
+  }();
+  std::vector<uint16_t> kinds(static_cast<size_t>(problem.num_ops()), 1u << RoleKey(DimKind::kTile, DimKind::kTile));
+  for (const auto& [a, b] : ReadEdges(problem)) {
+    const double own = TiledCompute(problem, tb, a, modes.matmul_reduction);
+    for (const Role& d : tb.DemandedOf(a, b)) {
+      if (RoleCompute(problem, a, d, modes.matmul_reduction) - own < threshold) {
+        kinds[static_cast<size_t>(a)] |= static_cast<uint16_t>(1u << RoleKey(d.rows, d.cols));
+      }
+    }
+  }
+  return kinds;
+}
+
 }  // namespace
+
+double MixedLowerBound(const Problem& problem, const CostModes& modes) {
+  if (problem.num_ops() > kMaxMixedOps) return 0;
+  // Without restricted charges the pass is always valid. A restricted pass built with
+  // threshold X is valid when its own L excess is at most X; X is raised to the excess seen.
+  const MixedPass open = RunMixedPass(problem, modes, {});
+  double best = open.bound;
+  double threshold = open.excess_l;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const MixedPass pass = RunMixedPass(problem, modes, CheapKinds(problem, modes, threshold));
+    if (pass.excess_l <= threshold) best = std::max(best, pass.bound);
+    if (pass.excess_l == threshold) break;
+    threshold = pass.excess_l;
+  }
+  return best;
+}
 
 double TrafficLowerBound(const Problem& problem, const CostModes& modes) {
   return TrafficBound(problem, modes).Run();
@@ -468,6 +734,7 @@ LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes) {
   const double bandwidth = problem.hardware().slow_memory_bandwidth;
   bounds.io = static_cast<double>(traffic) / bandwidth;
   bounds.traffic = TrafficLowerBound(problem, modes) / bandwidth;
+  bounds.mixed = MixedLowerBound(problem, modes);
   return bounds;
 }
 

@@ -9,6 +9,7 @@
 #include "tilesched/evaluate.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
+#include "tilesched/max_flow.h"
 
 namespace tilesched {
 namespace {
@@ -127,6 +128,74 @@ TEST(LowerBound, CertifiesBenchmarkOne) {
   EXPECT_DOUBLE_EQ(bounds.compute, /*3*32000+2*8000=*/112000);
   EXPECT_NEAR(bounds.traffic, /*28*262144/20=*/367001.6, 1e-6);
   EXPECT_NEAR(bounds.best(), 367001.6, 1e-6);
+}
+
+TEST(LowerBound, PaddedTilesPayWholeNativeTiles) {
+  // Lemma C2: PW0(T0 3x3) -> T1 with native 2 is cut into at least ceil(3/2) x ceil(3/2) = 4
+  // tiles, each paying the whole native cost 100 (the clipped edge tiles too).
+  ProblemBuilder b(/*capacity=*/1000, /*bandwidth=*/1000, /*native=*/2);
+  const int t0 = b.Tensor(3, 3), t1 = b.Tensor(3, 3);
+  b.Pointwise({t0}, t1, 100);
+  const Problem p = b.Build();
+  const LowerBounds bounds = ComputeLowerBounds(p, {});
+  EXPECT_DOUBLE_EQ(bounds.compute, /*Lemma C1: 100*1.5*1.5=*/225);
+  EXPECT_DOUBLE_EQ(bounds.mixed, /*100*2*2=*/400);
+  // 2x2 tiles: 4 steps of compute 100, each moving at most 8 elements (8/1000 < 100).
+  EXPECT_DOUBLE_EQ(Total(p, Sched({Sg({0}, {2, 2, 1})}), {}), bounds.best());
+}
+
+TEST(LowerBound, MixedRooflineSeparatesAnUnfusablePair) {
+  // PW0(T0 128x256) -> T1 (cost 10), MM1(T1, T2 256x128) -> T3 (cost 20000), capacity 30000,
+  // bandwidth 10, contest rules. PW0 cannot feed MM1's reduction axis (Lemma M5), so PW0
+  // (memory-heavy) and MM1 (compute-heavy) are never first in one subgraph (Lemma M6).
+  ProblemBuilder b(/*capacity=*/30000, /*bandwidth=*/10);
+  const int t0 = b.Tensor(128, 256), t1 = b.Tensor(128, 256), t2 = b.Tensor(256, 128),
+            t3 = b.Tensor(128, 128);
+  b.Pointwise({t0}, t1, 10);
+  b.MatMul(t1, t2, t3, 20000);
+  const Problem p = b.Build();
+  const LowerBounds bounds = ComputeLowerBounds(p, Modes(Rules::kContest));
+  // Totals: compute 10 x 2 + 20000; traffic T0 + T1 stored + T1 loaded + T2 + T3 = 147456.
+  EXPECT_DOUBLE_EQ(bounds.compute, /*20+20000=*/20020);
+  EXPECT_DOUBLE_EQ(bounds.traffic, /*147456/10=*/14745.6);
+  // Lemma G1: PW0 c = 20, m = T0 32768/10 = 3276.8 (L, excess 3256.8); MM1 c = 20000, m = (T1
+  // 32768 + T2 32768 + T3 16384)/10 = 8192 (H, excess 11808); T1 (32768 >= capacity, never
+  // resident, not fusable) is stored somewhere: 3276.8, compatible with MM1. Max flow 3276.8:
+  // 3276.8 + 20000 + 3276.8 - 3276.8.
+  EXPECT_NEAR(bounds.mixed, 23276.8, 1e-6);
+  EXPECT_NEAR(bounds.best(), 23276.8, 1e-6);
+  // [[0],[1]]: PW0 at 128x64 (8192 + 8192 fits) moves 16384 per tile (4 x 1638.4); MM1 at
+  // k = 32 is compute-bound in each of its 8 steps (2500 > 819.2, last (8192+16384)/10 < 2500).
+  const Schedule split = Sched({Sg({0}, {64, 128, 1}), Sg({1}, {128, 128, 32})});
+  EXPECT_NEAR(Total(p, split, Modes(Rules::kContest)), /*6553.6+20000=*/26553.6, 1e-6);
+}
+
+TEST(LowerBound, MixedRooflineOnBenchmarkThirteen) {
+  // docs/bounds.md, Lemmas G2-G3: the 16 first MatMuls (c 160000, m (16777216 + 16777216/16)/50
+  // = 356515.84) cannot pair with the compute-heavy second MatMuls (fusing costs 32x compute).
+  // The rest: 16 second MatMuls (160000 vs 20971.52), 16 third ones (5000 vs 10485.76), 14
+  // Pointwise adds (100 vs 0) and the last one (100 vs 16384/50 = 327.68). Flow: the L excess
+  // of the third MatMuls and the last add, 16 x 5485.76 + 227.68 = 87999.84.
+  auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-13.json");
+  ASSERT_TRUE(problem.ok()) << problem.status().message();
+  const LowerBounds bounds = ComputeLowerBounds(*problem, {});
+  EXPECT_DOUBLE_EQ(bounds.compute, 5201500);
+  EXPECT_NEAR(bounds.mixed,
+              /*16*356515.84+16*160000+16*10485.76+14*100+327.68-87999.84=*/8345753.44, 1e-3);
+}
+
+TEST(MaxFlow, BipartiteWithNodeCapacities) {
+  // source 0 -> a (3), b (2); a -> x; b -> x, y; x (2), y (4) -> sink 5. a fills x (2), b
+  // sends its 2 to y: 4.
+  MaxFlow flow(6);
+  flow.AddEdge(0, 1, 3);
+  flow.AddEdge(0, 2, 2);
+  flow.AddEdge(1, 3, 100);
+  flow.AddEdge(2, 3, 100);
+  flow.AddEdge(2, 4, 100);
+  flow.AddEdge(3, 5, 2);
+  flow.AddEdge(4, 5, 4);
+  EXPECT_DOUBLE_EQ(flow.Run(0, 5), 4);
 }
 
 TEST(LowerBound, GapIsRelativeExcess) {

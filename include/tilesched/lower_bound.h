@@ -8,7 +8,9 @@
 //   traffic: the memory-traffic bound of docs/bounds.md: per op, the elements its first
 //            subgraph must load (MatMul operands re-streamed once per tile row or column when
 //            the reduction is split; operands of recomputed producers), the stores of tensors
-//            that cross subgraphs, and the graph outputs, divided by the bandwidth.
+//            that cross subgraphs, and the graph outputs, divided by the bandwidth;
+//   mixed:   per subgraph the larger of compute and traffic (padded tiles, loads of first
+//            subgraphs), summed over the best grouping the graph allows (Lemmas C2, G1).
 // Any schedule's total is at least each of them, since a step costs at least its compute and
 // at least its traffic; best() is the largest.
 #ifndef TILESCHED_LOWER_BOUND_H_
@@ -25,9 +27,11 @@ struct LowerBounds {
   double compute = 0;
   double io = 0;
   double traffic = 0;
+  double mixed = 0;
   double best() const {
-    const double m = compute > io ? compute : io;
-    return traffic > m ? traffic : m;
+    double m = compute > io ? compute : io;
+    m = traffic > m ? traffic : m;
+    return mixed > m ? mixed : m;
   }
   // The bound of the first release (compute or graph I/O), kept because the beam search
   // normalizes its scores by it.
@@ -40,6 +44,11 @@ double OpComputeOnce(const Problem& problem, int o, MatmulReduction mode);
 // Elements every schedule moves between slow and fast memory at least (Lemmas M1-M7 of
 // docs/bounds.md); traffic = this / bandwidth.
 double TrafficLowerBound(const Problem& problem, const CostModes& modes);
+
+// Lemma G1 of docs/bounds.md: every subgraph costs at least the larger of its compute and its
+// traffic, so ops that are compute-heavy and ops that are memory-heavy only hide each other's
+// cost when they can be first in one subgraph together. 0 above 1,000 ops (not computed).
+double MixedLowerBound(const Problem& problem, const CostModes& modes);
 
 LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes);
 

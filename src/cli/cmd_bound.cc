@@ -36,6 +36,7 @@ int RunBound(int argc, char** argv, int first) {
             << "  compute: " << FormatNumber(bounds.compute) << "\n"
             << "  I/O:     " << FormatNumber(bounds.io) << "\n"
             << "  traffic: " << FormatNumber(bounds.traffic) << "\n"
+            << "  mixed:   " << FormatNumber(bounds.mixed) << "\n"
             << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
   return kExitOk;
 }
