@@ -140,6 +140,7 @@ class ExactSearch {
   bool EnumerateCandidates();
   double Heuristic(const State& s) const;
   double TrafficBound(const Candidate& c, Mask retained, Mask resident) const;
+  bool HoldsFit(Mask retained, Mask resident) const;
   // The tier-1 bound of the problem made of candidate `index`'s ops alone (0 if none).
   double SubproblemBound(int index);
   const ContextValue& Context(int candidate, Mask retained, Mask resident);
@@ -259,6 +260,14 @@ double ExactSearch::Heuristic(const State& s) const {
 }
 
 // Lemma X3: external inputs not resident are loaded whole, written tensors stored whole.
+// Lemma X6: every step's working set holds all of the resident and the retained tensors
+// (rule 3.8, SPEC 6), so a context whose union of them exceeds the capacity never fits.
+bool ExactSearch::HoldsFit(Mask retained, Mask resident) const {
+  int64_t held = 0;
+  for (int t : Ids(retained | resident)) held += problem_.tensor(t).size();
+  return held <= capacity_;
+}
+
 double ExactSearch::SubproblemBound(int index) {
   double& memo = subproblem_bound_[static_cast<size_t>(index)];
   if (memo >= 0) return memo;
@@ -302,6 +311,9 @@ const ContextValue& ExactSearch::Context(int index, Mask retained, Mask resident
   const double traffic = TrafficBound(c, retained, resident);
   double cheap = std::max(c.compute_once, traffic);
   ContextValue value;
+  if (!HoldsFit(retained, resident)) {
+    return contexts_.emplace(key, std::move(value)).first->second;  // lb = ub = infinity
+  }
 
   // The whole tile space of rules 3.4 and 7b (Lemma X1).
   const GranularityBounds bounds = model_.Bounds(plan);
@@ -477,6 +489,10 @@ void ExactSearch::Run() {
         if ((c.external & ~available) != 0) continue;  // rule 3.5
         Mask r = 0;
         do {  // every retention subset, the empty one first (rule 3.6)
+          if (!HoldsFit(r, e.state.resident)) {  // never fits (Lemma X6)
+            r = (r - c.retainable) & c.retainable;
+            continue;
+          }
           const Mask written = (c.sinks & ~r) | c.output_sinks;
           const State next{e.state.covered | c.ops, e.state.slow | written, r};
           const double key =
