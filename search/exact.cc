@@ -191,7 +191,9 @@ bool ExactSearch::EnumerateCandidates() {
   auto extend = [&](auto&& self, Mask set, Mask extension, int root) -> void {
     if (overflow) return;
     sets.push_back(set);
-    if (static_cast<int64_t>(sets.size()) > kMaxOpSets) {
+    // Too many sets, or the run is over (polled every 1,024 sets): incomplete.
+    if (static_cast<int64_t>(sets.size()) > kMaxOpSets ||
+        (sets.size() % 1024 == 0 && ctx_.budget.Expired())) {
       overflow = true;
       return;
     }
@@ -213,6 +215,7 @@ bool ExactSearch::EnumerateCandidates() {
   bool complete = true;
   std::sort(sets.begin(), sets.end());
   for (Mask set : sets) {
+    if (ctx_.budget.Expired()) return false;
     const SubgraphPlan* plan = ctx_.plans.Get(Ids(set));
     if (plan == nullptr) continue;  // several sink shapes (rule 3.3)
     Candidate c;
@@ -343,6 +346,12 @@ const ContextValue& ExactSearch::Context(int index, Mask retained, Mask resident
   const bool order_matters = OrderMatters(plan, resident);
   bool unproven = false;
   for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
+    if (ctx_.budget.Expired()) {
+      // Stopped part-way: only the X3 bound stands for this context.
+      value.lb = std::min(value.ub, cheap);
+      value.enumerated = false;
+      break;
+    }
     for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
       for (int64_t k = 1; k <= max_k; ++k) {
         const Granularity g{w, h, k};
