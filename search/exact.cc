@@ -479,8 +479,11 @@ void ExactSearch::Run() {
   while (!queue.empty() && !hopeless(queue.top().key)) {
     // The queue holds up to an expansion's edges per state: capped at 16 entries per state
     // allowed (about 1 GB at the default), beside the states themselves.
+    // A work budget (SearchOptions::iterations) counts expansions: deterministic.
+    const int64_t work = ctx_.options.iterations;
     if (ctx_.budget.Expired() || static_cast<int64_t>(nodes_.size()) > ctx_.options.exact_max_states ||
-        static_cast<int64_t>(queue.size()) > 16 * ctx_.options.exact_max_states) {
+        static_cast<int64_t>(queue.size()) > 16 * ctx_.options.exact_max_states ||
+        (work > 0 && expansions >= work)) {
       cut = true;
       break;
     }
