@@ -31,7 +31,6 @@
 
 #include "context.h"
 #include "hashing.h"
-#include "tilesched/graph.h"
 #include "tilesched/grid.h"
 #include "tilesched/lower_bound.h"
 
@@ -41,10 +40,10 @@ namespace {
 
 using Mask = uint64_t;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// Above this many connected op sets, or produced tensors in one subgraph, the transitions are
-// not all enumerated, and the search proves nothing beyond the tier-1 bound.
+// Above this many connected op sets, or fitting retention subsets of one subgraph, the
+// transitions are not all enumerated, and the search proves nothing beyond the tier-1 bound.
 constexpr int64_t kMaxOpSets = 200000;
-constexpr int kMaxRetentionBits = 12;
+constexpr int64_t kMaxRetentionSets = 4096;
 // Grids of at most this many tiles get every permutation of their tiles.
 constexpr int64_t kAllOrdersTiles = 4;
 
@@ -65,7 +64,7 @@ Mask MaskOf(const std::vector<int>& ids) {
 struct Candidate {
   const SubgraphPlan* plan = nullptr;
   Mask ops = 0, produced = 0, external = 0, sinks = 0, output_sinks = 0;
-  Mask retainable = 0;  // retention subsets are enumerated over these (all produced, X0)
+  std::vector<Mask> retention;  // the retention subsets enumerated (X0, X6)
   double compute_once = 0;  // Lemma C1 summed over its ops
 };
 
@@ -228,22 +227,22 @@ bool ExactSearch::EnumerateCandidates() {
       if (problem_.is_graph_output(t)) c.output_sinks |= Mask{1} << t;
     }
     for (int o : plan->ops()) c.compute_once += op_compute_[static_cast<size_t>(o)];
-    c.retainable = c.produced;
-    if (std::popcount(c.produced) > kMaxRetentionBits) {
-      // Too many subsets: only tensors some op outside reads, at most kMaxRetentionBits of
-      // them; the search is then incomplete.
-      complete = false;
-      c.retainable = 0;
-      for (int t : plan->produced()) {
-        const auto readers = problem_.graph().consumers(t);
-        const bool outside = std::any_of(readers.begin(), readers.end(),
-                                         [&](int o) { return !((set >> o) & 1); });
-        if (outside && std::popcount(c.retainable) < kMaxRetentionBits) {
-          c.retainable |= Mask{1} << t;
-        }
+    // Every retention subset that fits at all (Lemma X6 with nothing resident), the empty one
+    // first; more than kMaxRetentionSets of them: the first ones only, and incomplete.
+    const std::vector<int>& produced = plan->produced();
+    auto grow = [&](auto&& self, size_t next, Mask kept, int64_t held) -> void {
+      if (c.retention.size() >= static_cast<size_t>(kMaxRetentionSets)) {
+        complete = false;
+        return;
       }
-    }
-    candidates_.push_back(c);
+      c.retention.push_back(kept);
+      for (size_t i = next; i < produced.size(); ++i) {
+        const int64_t size = problem_.tensor(produced[i]).size();
+        if (held + size <= capacity_) self(self, i + 1, kept | (Mask{1} << produced[i]), held + size);
+      }
+    };
+    grow(grow, 0, 0, 0);
+    candidates_.push_back(std::move(c));
   }
   return complete;
 }
@@ -499,12 +498,8 @@ void ExactSearch::Run() {
       for (int i = 0; i < static_cast<int>(candidates_.size()); ++i) {
         const Candidate& c = candidates_[static_cast<size_t>(i)];
         if ((c.external & ~available) != 0) continue;  // rule 3.5
-        Mask r = 0;
-        do {  // every retention subset, the empty one first (rule 3.6)
-          if (!HoldsFit(r, e.state.resident)) {  // never fits (Lemma X6)
-            r = (r - c.retainable) & c.retainable;
-            continue;
-          }
+        for (const Mask r : c.retention) {  // every fitting retention subset (rule 3.6)
+          if (!HoldsFit(r, e.state.resident)) continue;  // never fits (Lemma X6)
           const Mask written = (c.sinks & ~r) | c.output_sinks;
           const State next{e.state.covered | c.ops, e.state.slow | written, r};
           const double key =
@@ -515,8 +510,7 @@ void ExactSearch::Run() {
           } else {
             queue.push({key, seq++, e.state, i, r});
           }
-          r = (r - c.retainable) & c.retainable;
-        } while (r != 0);
+        }
       }
       continue;
     }
