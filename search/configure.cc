@@ -45,7 +45,7 @@ std::optional<TileChoice> Configurator::Evaluate(const SubgraphPlan& plan, const
   auto cost = model_.Cost(plan, g, MakeTraversal(traversal, grid.rows(), grid.cols()), retained,
                           resident);
   if (!cost.ok()) return std::nullopt;
-  return TileChoice{g, traversal, cost->latency, cost->peak_working_set};
+  return TileChoice{g, traversal, cost->latency, cost->peak_working_set, /*order=*/{}};
 }
 
 std::optional<TileChoice> Configurator::Best(const SubgraphPlan& plan,

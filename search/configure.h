@@ -27,6 +27,9 @@ struct TileChoice {
   TraversalKind traversal = TraversalKind::kRaster;
   double latency = 0;
   int64_t peak_working_set = 0;
+  // Non-empty: this permutation of the tiles instead of `traversal` (the exact search
+  // enumerates every order of small grids, search/exact.cc).
+  std::vector<int64_t> order;
 };
 
 struct ConfigureStats {

@@ -1,7 +1,7 @@
 // SearchContext: what the strategies of one run share (incumbent, budget, journal, caches),
 // and the strategies' entry points. Private to search/; callers use tilesched/search.h.
 //
-// Entry points: RunGreedy, RunBeam, RunLns (ReoptimizeWindow), RunAnneal, each improving the
+// Entry points: RunGreedy, RunBeam, RunLns (ReoptimizeWindow), RunAnneal, RunExact, each improving the
 // Incumbent within the Budget; search.cc holds the table that maps strategy names to them.
 #ifndef TILESCHED_SEARCH_CONTEXT_H_
 #define TILESCHED_SEARCH_CONTEXT_H_
@@ -96,6 +96,13 @@ class Journal {
   std::vector<std::string> lines_;
 };
 
+// A lower bound on every schedule's latency that a strategy proved (the exact search's
+// smallest open f, search/exact.cc); RunSearch reports the larger of it and the tier-1 bound.
+struct ProvenBound {
+  bool set = false;
+  double value = 0;
+};
+
 struct SearchContext {
   const Problem& problem;
   const SearchOptions& options;
@@ -106,6 +113,7 @@ struct SearchContext {
   const CandidatePool& pool;
   SearchObserver* observer;
   Journal* journal = nullptr;  // may be null
+  ProvenBound* proven = nullptr;  // may be null
 
   // Adds a report line, stamped with the run's elapsed time.
   void Note(const std::string& line) const {
@@ -132,6 +140,9 @@ void RunLns(SearchContext& ctx, int64_t windows,
             double stop_at = std::numeric_limits<double>::infinity());
 // Annealing from the incumbent with `moves` moves per chain (0 = until the deadline).
 void RunAnneal(SearchContext& ctx, int64_t moves);
+// Best-first search over schedule prefixes (search/exact.cc): improves the incumbent and sets
+// `ctx.proven` to the bound it proved when it stops.
+void RunExact(SearchContext& ctx);
 
 }  // namespace tilesched::search
 

@@ -91,7 +91,9 @@ Schedule ToSchedule(const Draft& draft) {
     sg.granularity = stage.choice.granularity;
     sg.retained = stage.retained;
     const Grid grid(stage.plan->width(), stage.plan->height(), sg.granularity.w, sg.granularity.h);
-    sg.traversal = MakeTraversal(stage.choice.traversal, grid.rows(), grid.cols());
+    sg.traversal = stage.choice.order.empty()
+                       ? MakeTraversal(stage.choice.traversal, grid.rows(), grid.cols())
+                       : stage.choice.order;
     sg.reported_latency = stage.choice.latency;
     schedule.subgraphs.push_back(std::move(sg));
   }

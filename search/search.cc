@@ -195,6 +195,7 @@ const Strategy kStrategies[] = {
     {"anneal", [](SearchContext& ctx) { RunAnneal(ctx, ctx.options.iterations); }, false, false,
      false},
     {"portfolio", RunPortfolio, false, true, true},
+    {"exact", RunExact, /*ends_by_itself=*/true, /*greedy_first=*/true, /*narrow_first=*/false},
 };
 
 const Strategy* FindStrategy(const std::string& name) {
@@ -263,8 +264,9 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   Journal journal;
   auto pool_holder = std::make_unique<CandidatePool>();
   const LeakOnStop<CandidatePool> keep_pool{pool_holder, hooks};
+  ProvenBound proven;
   SearchContext ctx{problem, options, plans, coster, incumbent, budget, *pool_holder, observer,
-                    &journal};
+                    &journal, &proven};
   if (strategy->greedy_first) RunGreedy(ctx);
   if (strategy->narrow_first) RunNarrowBeam(ctx);
   if (strategy->run != nullptr) {
@@ -288,9 +290,10 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   result.evaluations = coster.evaluations();
   result.seconds = budget.Elapsed();
   result.report = journal.Lines();
-  result.lower_bound = bound;
-  result.gap = Gap(result.total, bound);
-  result.optimal = result.total <= bound * (1 + 1e-9);
+  // A strategy's proof (the exact search) may raise the bound; never below tier 1.
+  result.lower_bound = proven.set ? std::max(bound, proven.value) : bound;
+  result.gap = Gap(result.total, result.lower_bound);
+  result.optimal = result.total <= result.lower_bound * (1 + 1e-9);
   result.reached_gap = reached.load();
   if (result.reached_gap) {
     result.report.push_back("stopped at " + std::to_string(result.seconds) +

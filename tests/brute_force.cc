@@ -245,8 +245,11 @@ std::vector<Granularity> Enumerator::Granularities(const SubgraphPlan& plan, boo
     k_max = *std::min_element(plan.root_extents().begin(), plan.root_extents().end());
     if (modes_.k_limit == KLimit::kNative) k_max = std::min(k_max, hw.native_k());
   }
-  const int64_t w_max = std::min(hw.native_w, plan.width());
-  const int64_t h_max = std::min(hw.native_h, plan.height());
+  // Rule 7b may ask for w above the sink's width (a Pointwise op read along a reduction wider
+  // than the sink), so the cap is the larger of the two.
+  const GranularityBounds bounds = model_.Bounds(plan);
+  const int64_t w_max = std::min(hw.native_w, std::max(plan.width(), bounds.min_w));
+  const int64_t h_max = std::min(hw.native_h, std::max(plan.height(), bounds.min_h));
   *full = !reduced_ && w_max * h_max * k_max <= limits_.max_full_configs;
   const std::vector<int64_t> ws = Sizes(w_max, {plan.width()}, *full);
   const std::vector<int64_t> hs = Sizes(h_max, {plan.height()}, *full);

@@ -13,11 +13,12 @@
 //     CostModel::CheckGranularity (rules 3.4, 7b) and fits fast memory (rule 3.8);
 //   - traversal orders: all permutations of the tiles when the grid has at most 4 tiles,
 //     otherwise raster, column-major, row snake and column snake.
-// Candidate sets. Full (the default when small): every w in 1..min(native_w, W), every h in
-// 1..min(native_h, H), every k in 1..k_max (k_max = min over split roots of K, and also
-// <= native_k under k_limit=native; k = 1 alone without split roots). A tile wider than the sink
-// gives the same grid as w = W (edge tiles are clipped, and rule 7b only asks w >= width), so
-// w <= W loses nothing; likewise h. When |w| x |h| x |k| of a subgraph exceeds
+// Candidate sets. Full (the default when small): every w in 1..min(native_w, max(W, w7b)), every
+// h in 1..min(native_h, max(H, h7b)) (w7b, h7b: the least tile contest rule 7b allows,
+// CostModel::Bounds), every k in 1..k_max (k_max = min over split roots of K, and also
+// <= native_k under k_limit=native; k = 1 alone without split roots). A tile wider than both
+// gives the same grid as the larger of W and w7b (edge tiles are clipped, and rule 7b only asks
+// w >= w7b), so nothing wider is needed; likewise h. When |w| x |h| x |k| of a subgraph exceeds
 // limits.max_full_configs, that subgraph uses the representative sets instead: every power of
 // two, the largest size, the balanced sizes ceil(D/n) for n = 1..4 tiles and every divisor of D
 // (for w and h, D = W or H; for k, D = each split root's K, sizes up to k_max).

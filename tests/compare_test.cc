@@ -150,7 +150,8 @@ Outcome RunCompare(const std::vector<std::string>& args) {
   return testing::RunTool(argv, dir.path());
 }
 
-const std::vector<std::string> kStrategies = {"greedy", "beam", "lns", "anneal", "portfolio"};
+const std::vector<std::string> kStrategies = {"greedy", "beam", "lns", "anneal", "portfolio",
+                                              "exact"};
 
 struct CsvRow {
   std::string problem, strategy;
@@ -201,8 +202,8 @@ TEST(CompareCommand, OneRowPerProblemAndStrategy) {
     // Some strategy is the best on each problem.
     EXPECT_DOUBLE_EQ(smallest_ratio[problem], 1.0) << problem;
   }
-  // One progress line per run: 2 problems x 5 strategies x 2 seeds.
-  EXPECT_EQ(Lines(run.err).size(), 20u) << run.err;
+  // One progress line per run: 2 problems x 6 strategies x 2 seeds.
+  EXPECT_EQ(Lines(run.err).size(), 24u) << run.err;
 }
 
 TEST(CompareCommand, IterationBudgetsGiveTheSameLatencies) {
@@ -233,7 +234,7 @@ TEST(CompareCommand, TableAndMarkdownHaveOneRowPerProblemAndStrategy) {
     for (const std::string& line : Lines(testing::Slurp(md_path))) {
       rows += line.find("mlsys-2026-") != std::string::npos;
     }
-    EXPECT_EQ(rows, 10) << format;
+    EXPECT_EQ(rows, 2 * static_cast<int>(kStrategies.size())) << format;
   }
   fs::remove(md_path);
 }

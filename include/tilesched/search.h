@@ -36,7 +36,8 @@ struct ConfigureOptions {
 };
 
 struct SearchOptions {
-  // Strategy: greedy | beam | lns | anneal | portfolio (greedy, beam, lns, then anneal).
+  // Strategy: greedy | beam | lns | anneal | portfolio (greedy, beam, lns, then anneal) |
+  // exact (best-first search with a proven bound, docs/bounds.md "The exact mode").
   std::string strategy = "portfolio";
   // Wall-clock budget in seconds; 0 = no time limit (then `iterations` must be set).
   double time_limit = 0;
@@ -70,6 +71,12 @@ struct SearchOptions {
   double anneal_end_temp = 0.00003;
   // Moves without a new best after which a chain restarts from its best schedule.
   int64_t anneal_restart = 20000;
+
+  // Exact search (strategy exact): above this many (w, h, k) triples a subgraph's tiles are
+  // not enumerated (the configurator's choice is used, and the bound counts that subgraph at
+  // its cheap lower bound); states kept before the search stops with its bound.
+  int64_t exact_max_tile_configs = 4096;
+  int64_t exact_max_states = 2000000;
 
   ConfigureOptions configure;
   CostModes modes;

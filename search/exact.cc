@@ -1,0 +1,578 @@
+// The exact mode (strategy `exact`): best-first branch and bound over schedule prefixes with a
+// proven lower bound, anytime. docs/bounds.md "The exact mode" states the space it is exact over
+// and proves every reduction used here.
+//
+// Entry point: RunExact(ctx). It runs a cheap beam first (the incumbent prunes), then an A*
+// search over states (ops covered, tensors in slow memory, tensors retained by the previous
+// subgraph). A transition appends one subgraph: any op set SubgraphPlan accepts (recomputation
+// allowed), any retention subset of what it produces, at its cheapest granularity and order.
+// Every edge carries two costs: `ub`, the latency of a real configuration (the cheapest one the
+// search found for that subgraph context), and `lb`, a lower bound on every configuration of
+// the context (equal to `ub` where tiles and orders were enumerated completely). States carry
+// the cheapest lb-path and the cheapest ub-path to them; the queue is ordered by
+// f = g_lb + h, with h an admissible bound on the rest. At any stop, every schedule's latency
+// is at least min(incumbent, smallest open f, the lb of every complete path reached): that is
+// the proven bound. When the queue closes below the incumbent with nothing left, the incumbent
+// is optimal.
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <queue>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "context.h"
+#include "hashing.h"
+#include "tilesched/grid.h"
+#include "tilesched/lower_bound.h"
+
+namespace tilesched::search {
+
+namespace {
+
+using Mask = uint64_t;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Above this many connected op sets, or fitting retention subsets of one subgraph, the
+// transitions are not all enumerated, and the search proves nothing beyond the tier-1 bound.
+constexpr int64_t kMaxOpSets = 200000;
+constexpr int64_t kMaxRetentionSets = 4096;
+// Grids of at most this many tiles get every permutation of their tiles.
+constexpr int64_t kAllOrdersTiles = 4;
+
+std::vector<int> Ids(Mask mask) {
+  std::vector<int> ids;
+  for (int i = 0; mask != 0; ++i, mask >>= 1) {
+    if (mask & 1) ids.push_back(i);
+  }
+  return ids;
+}
+
+Mask MaskOf(const std::vector<int>& ids) {
+  Mask mask = 0;
+  for (int i : ids) mask |= Mask{1} << i;
+  return mask;
+}
+
+struct Candidate {
+  const SubgraphPlan* plan = nullptr;
+  Mask ops = 0, produced = 0, external = 0, sinks = 0, output_sinks = 0;
+  std::vector<Mask> retention;  // the retention subsets enumerated (X0, X6)
+  double compute_once = 0;  // Lemma C1 summed over its ops
+};
+
+struct State {
+  Mask covered = 0, slow = 0, resident = 0;
+  bool operator==(const State&) const = default;
+};
+
+struct StateHash {
+  size_t operator()(const State& s) const {
+    uint64_t h = MixHash(0x243f6a8885a308d3ULL, s.covered);
+    h = MixHash(h, s.slow);
+    return static_cast<size_t>(MixHash(h, s.resident));
+  }
+};
+
+// One subgraph context (op set, retention, resident set): a lower bound on every configuration
+// and the cheapest configuration found.
+struct ContextValue {
+  double lb = kInf;
+  double ub = kInf;
+  TileChoice choice;
+  bool enumerated = false;  // every tile of the context was tried
+};
+
+struct Parent {
+  State from;
+  int candidate = -1;
+  Mask retained = 0;
+};
+
+struct Node {
+  double lb = kInf, ub = kInf;
+  double expanded_lb = kInf, expanded_ub = kInf;  // values at the last expansion
+  Parent ub_parent;                              // last edge of the cheapest ub-path
+};
+
+// A queue entry: a state to expand (candidate < 0) or a lazy edge out of `state`.
+struct Entry {
+  double key = 0;
+  int64_t seq = 0;
+  State state;
+  int candidate = -1;
+  Mask retained = 0;
+  bool operator>(const Entry& o) const { return std::tie(key, seq) > std::tie(o.key, o.seq); }
+};
+
+// Whether the traversal order can change a context's cost (docs/bounds.md, Lemma X2): only a
+// slice identical to the previous step's is not reloaded, and a slice that spans tile rows x
+// tile columns is never identical between two different tiles.
+bool OrderMatters(const SubgraphPlan& plan, Mask resident) {
+  auto any_strip = [resident](const DemandGroup& group) {
+    return std::any_of(group.slices.begin(), group.slices.end(), [resident](const SliceDemand& d) {
+      return !((resident >> d.tensor) & 1) &&
+             (d.rows != DimKind::kTile || d.cols != DimKind::kTile);
+    });
+  };
+  if (any_strip(plan.last_group())) return true;
+  return std::any_of(plan.root_groups().begin(), plan.root_groups().end(), any_strip);
+}
+
+class ExactSearch {
+ public:
+  explicit ExactSearch(SearchContext& ctx)
+      : ctx_(ctx), problem_(ctx.problem), model_(ctx.problem, ctx.options.modes),
+        capacity_(ctx.problem.hardware().fast_memory_capacity),
+        bandwidth_(ctx.problem.hardware().slow_memory_bandwidth) {}
+
+  void Run();
+
+ private:
+  bool EnumerateCandidates();
+  double Heuristic(const State& s) const;
+  double TrafficBound(const Candidate& c, Mask retained, Mask resident) const;
+  bool HoldsFit(Mask retained, Mask resident) const;
+  // The tier-1 bound of the problem made of candidate `index`'s ops alone (0 if none).
+  double SubproblemBound(int index);
+  const ContextValue& Context(int candidate, Mask retained, Mask resident);
+  void OfferPath(const State& last_from, int candidate, Mask retained);
+
+  SearchContext& ctx_;
+  const Problem& problem_;
+  CostModel model_;
+  int64_t capacity_;
+  double bandwidth_;
+  std::vector<Candidate> candidates_;
+  std::vector<double> op_compute_;  // Lemma C1 per op
+  std::vector<double> subproblem_bound_;  // per candidate; < 0 until computed
+  std::vector<Mask> op_graph_inputs_;
+  Mask graph_outputs_ = 0;
+  bool complete_ = true;  // every transition is enumerated
+  std::map<std::tuple<int, Mask, Mask>, ContextValue> contexts_;
+  std::unordered_map<State, Node, StateHash> nodes_;
+  int64_t reduced_contexts_ = 0, orders_unproven_ = 0;
+};
+
+bool ExactSearch::EnumerateCandidates() {
+  const int n = problem_.num_ops();
+  // Ops are adjacent when they share a tensor (rule 3.2).
+  std::vector<Mask> adjacent(static_cast<size_t>(n), 0);
+  for (int a = 0; a < n; ++a) {
+    for (int b = 0; b < n; ++b) {
+      if (a == b) continue;
+      const Op& oa = problem_.op(a);
+      const Op& ob = problem_.op(b);
+      auto touches = [](const Op& x, int t) {
+        return x.output == t || std::find(x.inputs.begin(), x.inputs.end(), t) != x.inputs.end();
+      };
+      bool share = touches(ob, oa.output);
+      for (int t : oa.inputs) share = share || touches(ob, t);
+      if (share) adjacent[static_cast<size_t>(a)] |= Mask{1} << b;
+    }
+  }
+  // Every connected op set exactly once (ESU enumeration: sets grown from their smallest op,
+  // each new op taken from the exclusive neighbourhood), at most kMaxOpSets.
+  std::vector<Mask> sets;
+  auto neighbours = [&](Mask set) {
+    Mask out = 0;
+    for (int o : Ids(set)) out |= adjacent[static_cast<size_t>(o)];
+    return out & ~set;
+  };
+  bool overflow = false;
+  auto extend = [&](auto&& self, Mask set, Mask extension, int root) -> void {
+    if (overflow) return;
+    sets.push_back(set);
+    // Too many sets, or the run is over (polled every 1,024 sets): incomplete.
+    if (static_cast<int64_t>(sets.size()) > kMaxOpSets ||
+        (sets.size() % 1024 == 0 && ctx_.budget.Expired())) {
+      overflow = true;
+      return;
+    }
+    const Mask above = ~((Mask{2} << root) - 1);  // ops with id > root
+    while (extension != 0) {
+      const int w = std::countr_zero(extension);
+      extension &= extension - 1;
+      const Mask grown = set | (Mask{1} << w);
+      const Mask exclusive =
+          adjacent[static_cast<size_t>(w)] & above & ~set & ~(neighbours(set) | set);
+      self(self, grown, extension | exclusive, root);
+    }
+  };
+  for (int v = 0; v < n && !overflow; ++v) {
+    const Mask above = ~((Mask{2} << v) - 1);
+    extend(extend, Mask{1} << v, adjacent[static_cast<size_t>(v)] & above, v);
+  }
+  if (overflow) return false;
+  bool complete = true;
+  std::sort(sets.begin(), sets.end());
+  for (Mask set : sets) {
+    if (ctx_.budget.Expired()) return false;
+    const SubgraphPlan* plan = ctx_.plans.Get(Ids(set));
+    if (plan == nullptr) continue;  // several sink shapes (rule 3.3)
+    Candidate c;
+    c.plan = plan;
+    c.ops = set;
+    c.produced = MaskOf(plan->produced());
+    c.external = MaskOf(plan->external_inputs());
+    c.sinks = MaskOf(plan->sinks());
+    for (int t : plan->sinks()) {
+      if (problem_.is_graph_output(t)) c.output_sinks |= Mask{1} << t;
+    }
+    for (int o : plan->ops()) c.compute_once += op_compute_[static_cast<size_t>(o)];
+    // Every retention subset that fits at all (Lemma X6 with nothing resident), the empty one
+    // first; more than kMaxRetentionSets of them: the first ones only, and incomplete.
+    const std::vector<int>& produced = plan->produced();
+    auto grow = [&](auto&& self, size_t next, Mask kept, int64_t held) -> void {
+      if (c.retention.size() >= static_cast<size_t>(kMaxRetentionSets)) {
+        complete = false;
+        return;
+      }
+      c.retention.push_back(kept);
+      for (size_t i = next; i < produced.size(); ++i) {
+        const int64_t size = problem_.tensor(produced[i]).size();
+        if (held + size <= capacity_) self(self, i + 1, kept | (Mask{1} << produced[i]), held + size);
+      }
+    };
+    grow(grow, 0, 0, 0);
+    candidates_.push_back(std::move(c));
+  }
+  return complete;
+}
+
+// Lemma X4: what the rest of a schedule costs at least from state `s`.
+double ExactSearch::Heuristic(const State& s) const {
+  double compute = 0;
+  Mask inputs = 0;
+  for (int o = 0; o < problem_.num_ops(); ++o) {
+    if ((s.covered >> o) & 1) continue;
+    compute += op_compute_[static_cast<size_t>(o)];
+    inputs |= op_graph_inputs_[static_cast<size_t>(o)];
+  }
+  int64_t elements = 0;
+  for (int t : Ids(inputs | (graph_outputs_ & ~s.slow))) elements += problem_.tensor(t).size();
+  return std::max(compute, static_cast<double>(elements) / bandwidth_);
+}
+
+// Lemma X3: external inputs not resident are loaded whole, written tensors stored whole.
+// Lemma X6: every step's working set holds all of the resident and the retained tensors
+// (rule 3.8, SPEC 6), so a context whose union of them exceeds the capacity never fits.
+bool ExactSearch::HoldsFit(Mask retained, Mask resident) const {
+  int64_t held = 0;
+  for (int t : Ids(retained | resident)) held += problem_.tensor(t).size();
+  return held <= capacity_;
+}
+
+double ExactSearch::SubproblemBound(int index) {
+  double& memo = subproblem_bound_[static_cast<size_t>(index)];
+  if (memo >= 0) return memo;
+  memo = 0;
+  const Candidate& c = candidates_[static_cast<size_t>(index)];
+  std::vector<int> renumber(static_cast<size_t>(problem_.num_tensors()), -1);
+  std::vector<Tensor> tensors;
+  auto local = [&](int t) {
+    int& id = renumber[static_cast<size_t>(t)];
+    if (id < 0) {
+      id = static_cast<int>(tensors.size());
+      tensors.push_back(problem_.tensor(t));
+    }
+    return id;
+  };
+  std::vector<Op> ops;
+  for (int o : c.plan->ops()) {
+    Op op = problem_.op(o);
+    for (int& t : op.inputs) t = local(t);
+    op.output = local(op.output);
+    ops.push_back(std::move(op));
+  }
+  auto sub = Problem::Create(std::move(tensors), std::move(ops), problem_.hardware());
+  if (sub.ok()) memo = ComputeLowerBounds(*sub, ctx_.options.modes).best();
+  return memo;
+}
+
+double ExactSearch::TrafficBound(const Candidate& c, Mask retained, Mask resident) const {
+  int64_t elements = 0;
+  for (int t : Ids(c.external & ~resident)) elements += problem_.tensor(t).size();
+  for (int t : Ids((c.sinks & ~retained) | c.output_sinks)) elements += problem_.tensor(t).size();
+  return static_cast<double>(elements) / bandwidth_;
+}
+
+const ContextValue& ExactSearch::Context(int index, Mask retained, Mask resident) {
+  const auto key = std::make_tuple(index, retained, resident);
+  if (auto it = contexts_.find(key); it != contexts_.end()) return it->second;
+  const Candidate& c = candidates_[static_cast<size_t>(index)];
+  const SubgraphPlan& plan = *c.plan;
+  const std::vector<int> retained_ids = Ids(retained), resident_ids = Ids(resident);
+  const double traffic = TrafficBound(c, retained, resident);
+  double cheap = std::max(c.compute_once, traffic);
+  ContextValue value;
+  if (!HoldsFit(retained, resident)) {
+    return contexts_.emplace(key, std::move(value)).first->second;  // lb = ub = infinity
+  }
+
+  // The whole tile space of rules 3.4 and 7b (Lemma X1).
+  const GranularityBounds bounds = model_.Bounds(plan);
+  const bool split = !plan.split_roots().empty();
+  const int64_t max_k = split ? bounds.max_k : 1;
+  const int64_t count = std::max<int64_t>(0, bounds.max_w - bounds.min_w + 1) *
+                        std::max<int64_t>(0, bounds.max_h - bounds.min_h + 1) * max_k;
+  if (count > ctx_.options.exact_max_tile_configs) {
+    // Too many tiles to enumerate: the configurator's choice is the edge's ub, the cheap
+    // bound its lb (it also stands when the configurator finds nothing that fits).
+    ++reduced_contexts_;
+    // Lemma X5: with nothing it reads resident and no sink kept back from slow memory, the
+    // subgraph alone is a schedule of its own sub-problem, which the tier-1 bound covers.
+    if ((c.external & resident) == 0 && (retained & c.sinks & ~c.output_sinks) == 0) {
+      cheap = std::max(cheap, SubproblemBound(index));
+    }
+    value.lb = cheap;
+    if (auto choice = ctx_.coster.Configure(plan, retained_ids, resident_ids)) {
+      value.ub = choice->latency;
+      value.choice = *choice;
+      // The cheap bound holds for every configuration (Lemma X3).
+      assert(value.ub >= value.lb * (1 - 1e-9));
+    }
+    return contexts_.emplace(key, std::move(value)).first->second;
+  }
+  value.enumerated = true;
+  const bool order_matters = OrderMatters(plan, resident);
+  bool unproven = false;
+  for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
+    if (ctx_.budget.Expired()) {
+      // Stopped part-way: only the X3 bound stands for this context.
+      value.lb = std::min(value.ub, cheap);
+      value.enumerated = false;
+      break;
+    }
+    for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
+      for (int64_t k = 1; k <= max_k; ++k) {
+        const Granularity g{w, h, k};
+        if (!model_.CheckGranularity(plan, g).ok()) continue;
+        const int64_t peak = model_.PeakWorkingSet(plan, g, retained_ids, resident_ids);
+        if (peak > capacity_) continue;
+        const Grid grid(plan.width(), plan.height(), w, h);
+        const int64_t tiles = grid.num_tiles();
+        // Orders: every permutation of a small grid; otherwise the five named orders, which
+        // are complete only when the order cannot matter or a tried order is compute-bound at
+        // every step (Lemma X2).
+        struct Order {
+          TraversalKind kind;
+          std::vector<int64_t> tiles;
+        };
+        std::vector<Order> orders = {{TraversalKind::kRaster, {}}};
+        bool complete_orders = true;
+        if (order_matters && tiles > 1) {
+          if (tiles <= kAllOrdersTiles) {
+            std::vector<int64_t> perm(static_cast<size_t>(tiles));
+            std::iota(perm.begin(), perm.end(), 0);
+            while (std::next_permutation(perm.begin(), perm.end())) {
+              orders.push_back({TraversalKind::kRaster, perm});
+            }
+          } else {
+            complete_orders = false;
+            for (TraversalKind kind : {TraversalKind::kSnakeRows, TraversalKind::kColumnMajor,
+                                       TraversalKind::kSnakeCols, TraversalKind::kBlocked}) {
+              orders.push_back({kind, {}});
+            }
+          }
+        }
+        double best = kInf, compute = 0;
+        for (const Order& order : orders) {
+          const std::vector<int64_t> visit =
+              order.tiles.empty() ? MakeTraversal(order.kind, grid.rows(), grid.cols())
+                                  : order.tiles;
+          auto cost = model_.Cost(plan, g, visit, retained_ids, resident_ids);
+          if (!cost.ok()) continue;
+          compute = cost->compute_time;
+          if (cost->latency < best) {
+            best = cost->latency;
+            if (best < value.ub) {
+              value.ub = best;
+              value.choice = TileChoice{g, order.kind, best, peak, order.tiles};
+            }
+          }
+          // Every step compute-bound: no order is cheaper at this granularity (Lemma X2 c).
+          if (cost->latency <= cost->compute_time * (1 + 1e-12)) {
+            complete_orders = true;
+            break;
+          }
+        }
+        if (best == kInf) continue;
+        const double lb_g = complete_orders ? best : std::max(compute, traffic);
+        if (!complete_orders) unproven = true;
+        value.lb = std::min(value.lb, lb_g);
+      }
+    }
+  }
+  if (unproven) ++orders_unproven_;
+  return contexts_.emplace(key, std::move(value)).first->second;
+}
+
+void ExactSearch::OfferPath(const State& last_from, int candidate, Mask retained) {
+  std::vector<Stage> reversed;
+  auto add = [&](int index, Mask kept, Mask resident) {
+    const ContextValue& v = Context(index, kept, resident);
+    reversed.push_back(Stage{candidates_[static_cast<size_t>(index)].plan, Ids(kept), v.choice});
+  };
+  add(candidate, retained, last_from.resident);
+  State s = last_from;
+  // Every ub-path edge costs more than zero, so the parents form no cycle; the count guards it.
+  for (size_t guard = 0; guard <= nodes_.size(); ++guard) {
+    const Node& node = nodes_.at(s);
+    if (node.ub_parent.candidate < 0) break;  // the start state
+    add(node.ub_parent.candidate, node.ub_parent.retained, node.ub_parent.from.resident);
+    s = node.ub_parent.from;
+  }
+  Draft draft;
+  draft.stages.assign(reversed.rbegin(), reversed.rend());
+  for (const Stage& stage : draft.stages) draft.total += stage.choice.latency;
+  ctx_.incumbent.Offer(draft, "exact");
+}
+
+void ExactSearch::Run() {
+  const int n = problem_.num_ops();
+  if (n > 64 || problem_.num_tensors() > 64) {
+    ctx_.Note("exact: more than 64 ops or tensors; nothing proven beyond the tier-1 bound");
+    return;
+  }
+  op_compute_.resize(static_cast<size_t>(n));
+  op_graph_inputs_.resize(static_cast<size_t>(n));
+  for (int o = 0; o < n; ++o) {
+    op_compute_[static_cast<size_t>(o)] =
+        OpComputeOnce(problem_, o, ctx_.options.modes.matmul_reduction);
+    for (int t : problem_.op(o).inputs) {
+      if (problem_.is_graph_input(t)) op_graph_inputs_[static_cast<size_t>(o)] |= Mask{1} << t;
+    }
+  }
+  for (int t = 0; t < problem_.num_tensors(); ++t) {
+    if (problem_.is_graph_output(t)) graph_outputs_ |= Mask{1} << t;
+  }
+  complete_ = EnumerateCandidates();
+  subproblem_bound_.assign(candidates_.size(), -1);
+  const Mask all_ops = n == 64 ? ~Mask{0} : (Mask{1} << n) - 1;
+
+  State start;
+  for (int t = 0; t < problem_.num_tensors(); ++t) {
+    if (problem_.is_graph_input(t)) start.slow |= Mask{1} << t;
+  }
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+  int64_t seq = 0, expansions = 0, pruned = 0;
+  double goal_floor = kInf;  // smallest lb of a complete path reached
+  nodes_[start] = Node{0, 0, kInf, kInf, {}};
+  queue.push({Heuristic(start), seq++, start});
+  // With SearchOptions::gap = G > 0 the search only needs to prove incumbent / (1 + G): a
+  // key at least that (less a relative 1e-9 of rounding) is not searched further. With G = 0,
+  // such a key cannot lead to a strictly better schedule.
+  const double relax = 1 + std::max(0.0, ctx_.options.gap);
+  auto incumbent = [this] { return ctx_.incumbent.BestTotal(); };
+  auto target = [&] { return incumbent() / relax; };
+  auto hopeless = [&](double key) { return key >= target() * (1 - 1e-9); };
+  bool cut = false;
+  while (!queue.empty() && !hopeless(queue.top().key)) {
+    // The queue holds up to an expansion's edges per state: capped at 16 entries per state
+    // allowed (about 1 GB at the default), beside the states themselves.
+    // A work budget (SearchOptions::iterations) counts expansions: deterministic.
+    const int64_t work = ctx_.options.iterations;
+    if (ctx_.budget.Expired() || static_cast<int64_t>(nodes_.size()) > ctx_.options.exact_max_states ||
+        static_cast<int64_t>(queue.size()) > 16 * ctx_.options.exact_max_states ||
+        (work > 0 && expansions >= work)) {
+      cut = true;
+      break;
+    }
+    const Entry e = queue.top();
+    queue.pop();
+    if (e.candidate < 0) {
+      Node& node = nodes_.at(e.state);
+      if (node.lb >= node.expanded_lb && node.ub >= node.expanded_ub) continue;  // stale
+      node.expanded_lb = node.lb;
+      node.expanded_ub = node.ub;
+      ++expansions;
+      const Mask available = e.state.slow | e.state.resident;
+      for (int i = 0; i < static_cast<int>(candidates_.size()); ++i) {
+        const Candidate& c = candidates_[static_cast<size_t>(i)];
+        if ((c.external & ~available) != 0) continue;  // rule 3.5
+        for (const Mask r : c.retention) {  // every fitting retention subset (rule 3.6)
+          if (!HoldsFit(r, e.state.resident)) continue;  // never fits (Lemma X6)
+          const Mask written = (c.sinks & ~r) | c.output_sinks;
+          const State next{e.state.covered | c.ops, e.state.slow | written, r};
+          const double key =
+              node.lb + std::max(c.compute_once, TrafficBound(c, r, e.state.resident)) +
+              Heuristic(next);
+          if (hopeless(key)) {
+            ++pruned;
+          } else {
+            queue.push({key, seq++, e.state, i, r});
+          }
+        }
+      }
+      continue;
+    }
+    // A lazy edge: cost its context now.
+    const ContextValue& v = Context(e.candidate, e.retained, e.state.resident);
+    if (v.lb == kInf) continue;  // nothing fits in the whole tile space
+    const Candidate& c = candidates_[static_cast<size_t>(e.candidate)];
+    const Node from = nodes_.at(e.state);
+    const Mask written = (c.sinks & ~e.retained) | c.output_sinks;
+    const State next{e.state.covered | c.ops, e.state.slow | written, e.retained};
+    const double lb = from.lb + v.lb, ub = from.ub + v.ub;
+    if (next.covered == all_ops) {
+      goal_floor = std::min(goal_floor, lb);
+      if (ub < incumbent() * (1 - 1e-9)) OfferPath(e.state, e.candidate, e.retained);
+      continue;
+    }
+    Node& head = nodes_[next];
+    bool improved = false;
+    if (lb < head.lb) {
+      head.lb = lb;
+      improved = true;
+    }
+    if (ub < head.ub) {
+      head.ub = ub;
+      head.ub_parent = Parent{e.state, e.candidate, e.retained};
+      improved = true;
+    }
+    if (!improved) continue;
+    const double key = head.lb + Heuristic(next);
+    if (hopeless(key)) {
+      ++pruned;
+    } else {
+      queue.push({key, seq++, next});
+    }
+  }
+  // Every schedule passes through an open entry (its latency is at least the entry's key), or
+  // was pruned (at least the target), or is a complete path already reached (at least its
+  // lb): the smallest of these is proven.
+  double bound = std::min(target(), goal_floor);
+  if (!queue.empty()) bound = std::min(bound, queue.top().key);
+  const bool closed = !cut && bound >= target() * (1 - 1e-9);
+  ctx_.Note("exact: " + std::to_string(candidates_.size()) + " op sets, " +
+            std::to_string(nodes_.size()) + " states, " + std::to_string(expansions) +
+            " expansions, " + std::to_string(contexts_.size()) + " subgraph contexts (" +
+            std::to_string(reduced_contexts_) + " with tiles not enumerated, " +
+            std::to_string(orders_unproven_) + " with orders not proven complete), " +
+            std::to_string(pruned) + " pruned by the incumbent; " +
+            (cut ? "cut by the limit" : closed ? "closed" : "open") + ", bound " +
+            std::to_string(bound) + (complete_ ? "" : " (transitions not all enumerated: not used)"));
+  if (complete_ && ctx_.proven != nullptr) {
+    ctx_.proven->set = true;
+    ctx_.proven->value = bound;
+  }
+}
+
+}  // namespace
+
+void RunExact(SearchContext& ctx) {
+  // A cheap incumbent first: greedy has run; a narrow beam within a fifth of the time left.
+  RunBeam(ctx, ctx.options.beam_width,
+          ctx.budget.has_deadline() ? 0.2 * ctx.budget.Remaining() : kInf);
+  ExactSearch(ctx).Run();
+}
+
+}  // namespace tilesched::search
