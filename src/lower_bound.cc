@@ -567,7 +567,7 @@ class Components {
   std::vector<int> parent_;
 };
 
-// Lemma G1 is pairwise in ops (a bipartite flow) and runs up to nine traffic passes; above
+// Lemma G1 is pairwise in ops (a bipartite flow) and runs at most five traffic passes; above
 // this many ops the mixed bound is not computed (0), which keeps the bound's time near-linear.
 constexpr int kMaxMixedOps = 1000;
 static_assert(kMaxMixedOps <= kMaxReachOps, "Lemma G1 uses Lemma M6's reachability");
@@ -683,12 +683,9 @@ MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vect
 
 // Lemma G3: in a subgraph without a costly pair (Lemma G2, threshold `threshold`), op a has
 // role (tile, tile) or one its readers there demand at less than `threshold` extra compute.
-std::vector<uint16_t> CheapKinds(const Problem& problem, const CostModes& modes, double threshold) {
-  const TrafficBound tb = [&] {
-    TrafficBound b(problem, modes, /*with_stores=*/false);
-    b.Run();
-    return b;
-  }();
+// `tb` is the unrestricted traffic pass (no stores), the same for every threshold.
+std::vector<uint16_t> CheapKinds(const Problem& problem, const CostModes& modes, const TrafficBound& tb,
+                                 double threshold) {
   std::vector<uint16_t> kinds(static_cast<size_t>(problem.num_ops()), 1u << RoleKey(DimKind::kTile, DimKind::kTile));
   for (const auto& [a, b] : ReadEdges(problem)) {
     const double own = TiledCompute(problem, tb, a, modes.matmul_reduction);
@@ -710,8 +707,10 @@ double MixedLowerBound(const Problem& problem, const CostModes& modes) {
   const MixedPass open = RunMixedPass(problem, modes, {});
   double best = open.bound;
   double threshold = open.excess_l;
+  TrafficBound unrestricted(problem, modes, /*with_stores=*/false);
+  unrestricted.Run();
   for (int attempt = 0; attempt < 4; ++attempt) {
-    const MixedPass pass = RunMixedPass(problem, modes, CheapKinds(problem, modes, threshold));
+    const MixedPass pass = RunMixedPass(problem, modes, CheapKinds(problem, modes, unrestricted, threshold));
     if (pass.excess_l <= threshold) best = std::max(best, pass.bound);
     if (pass.excess_l == threshold) break;
     threshold = pass.excess_l;

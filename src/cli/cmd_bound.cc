@@ -13,12 +13,13 @@ namespace tilesched::cli {
 
 int RunBound(int argc, char** argv, int first) {
   std::vector<Option> options = ModeOptions();
-  options.push_back({"json", "", "print JSON: lower_bound, compute, io, traffic, modes, time_s"});
+  options.push_back({"json", "", "print JSON: lower_bound, every part (compute, io, traffic, mixed), modes, time_s"});
   Args args("bound", "PROBLEM.json [--json] [mode flags]",
             "Prints a lower bound on the total latency of every valid schedule of PROBLEM.json\n"
-            "under the chosen modes: the largest of the compute bound (every op once), the I/O\n"
-            "bound (graph inputs and outputs once) and the traffic bound (docs/bounds.md). A\n"
-            "schedule whose latency equals it is optimal.",
+            "under the chosen modes: the largest of its parts, each printed below: compute (every\n"
+            "op once, padded tiles), I/O (graph inputs and outputs once), traffic (every load a\n"
+            "schedule cannot avoid) and mixed (per subgraph, the larger of compute and traffic).\n"
+            "The lemmas are in docs/bounds.md. A schedule whose latency equals it is optimal.",
             options, 1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);

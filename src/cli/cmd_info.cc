@@ -68,7 +68,7 @@ int RunInfo(int argc, char** argv, int first) {
   options.push_back({"hardware", "HW.json", "replace the problem's hardware by a description (configs/hardware/, docs/import.md)"});
   Args args("info", "PROBLEM.json [options]",
             "Lists a problem's ops, tensors (shapes, roles), graph inputs and outputs, and the\n"
-            "compute, I/O and traffic lower bounds on any schedule's latency (docs/bounds.md).",
+            "lower bound on any schedule's latency with its parts (docs/bounds.md).",
             options, 1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
