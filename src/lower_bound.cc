@@ -26,6 +26,7 @@
 #include "tilesched/demand.h"
 #include "tilesched/graph.h"
 #include "tilesched/grid.h"
+#include "tilesched/lower_bound_phase.h"
 #include "tilesched/max_flow.h"
 
 namespace tilesched {
@@ -734,6 +735,7 @@ LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes) {
   bounds.io = static_cast<double>(traffic) / bandwidth;
   bounds.traffic = TrafficLowerBound(problem, modes) / bandwidth;
   bounds.mixed = MixedLowerBound(problem, modes);
+  bounds.phase = PhaseLowerBound(problem, modes);
   return bounds;
 }
 

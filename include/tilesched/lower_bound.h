@@ -28,9 +28,11 @@ struct LowerBounds {
   double io = 0;
   double traffic = 0;
   double mixed = 0;
+  double phase = 0;  // Lemmas P1-P6 (src/lower_bound_phase.cc)
   double best() const {
     double m = compute > io ? compute : io;
     m = traffic > m ? traffic : m;
+    m = phase > m ? phase : m;
     return mixed > m ? mixed : m;
   }
   // The bound of the first release (compute or graph I/O), kept because the beam search
