@@ -37,6 +37,7 @@ int RunBound(int argc, char** argv, int first) {
             << "  I/O:     " << FormatNumber(bounds.io) << "\n"
             << "  traffic: " << FormatNumber(bounds.traffic) << "\n"
             << "  mixed:   " << FormatNumber(bounds.mixed) << "\n"
+            << "  capacity: " << FormatNumber(bounds.capacity) << "\n"
             << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
   return kExitOk;
 }
