@@ -1,9 +1,10 @@
 // Lemma K1 (docs/bounds.md, "Capacity: the tiles that fit"): an op's charge in a role,
 // minimized over the tiles whose step can hold what the role puts in fast memory.
 //
-// Work per call: at most 3^4 operand choices times min(native_h, grid_h) tile heights, each
-// O(operands): the best width for a height is found in closed form (the working set is affine
-// in the width for a fixed height).
+// Work per call: at most 3^4 operand choices times at most 17 sharer counts (Lemma K2) times
+// min(native_h, grid_h) tile heights, each O(operands): the best width for a height is found in
+// closed form (the working set is affine in the width for a fixed height), and the heights stop
+// at the first one where the fewest rows and columns fit.
 #include "tilesched/lower_bound_capacity.h"
 
 #include <algorithm>
@@ -106,14 +107,19 @@ double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const
   const int64_t h_limit = std::min(ctx.native_h, ctx.grid_h);
   const int64_t w_limit = std::min(ctx.native_w, ctx.grid_w);
   double best = std::numeric_limits<double>::infinity();
-  for (int64_t h = 1; h <= h_limit; ++h) {
+  const int64_t fewest_cols = Ceil(ctx.grid_w, w_limit);
+  // Tallest tiles first: once the fewest rows and columns fit without forced streaming, that is
+  // the least charge of all (multipliers only grow with R and C), and smaller heights are skipped.
+  for (int64_t h = h_limit; h >= 1; --h) {
     const int64_t rows = Ceil(ctx.grid_h, h);
     const int64_t w_fit = WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/false, buffers), ctx.capacity, w_limit);
     if (w_fit == 0) continue;
     // Fewest columns that fit, at the narrowest width that gives them (the smallest step).
     const int64_t cols = Ceil(ctx.grid_w, w_fit);
+    const bool least = h == h_limit && cols == fewest_cols;
     if (!may_force) {
       best = std::min(best, LoadedCharge(ops, how, rows, cols, /*forced=*/false, sharers));
+      if (least) break;
       continue;
     }
     // When the slices of one k-step over all of K_r do not fit, r runs two or more k-slices at
@@ -123,6 +129,7 @@ double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const
     const int64_t narrowest = Ceil(ctx.grid_w, cols);
     const bool forced = single.a + single.b * static_cast<double>(narrowest) > static_cast<double>(ctx.capacity);
     best = std::min(best, LoadedCharge(ops, how, rows, cols, forced, sharers));
+    if (least && !forced) break;
     const int64_t w_single = WidestFit(single, ctx.capacity, w_limit);
     if (w_single > 0) {
       const int64_t cols_single = std::max(cols, Ceil(ctx.grid_w, w_single));
