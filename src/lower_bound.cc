@@ -27,6 +27,7 @@
 #include "tilesched/graph.h"
 #include "tilesched/grid.h"
 #include "tilesched/lower_bound_phase.h"
+#include "tilesched/lower_bound_capacity.h"
 #include "tilesched/max_flow.h"
 
 namespace tilesched {
@@ -166,10 +167,12 @@ class TrafficBound {
   // Without them every charge of op c is a load of c's first subgraph (Lemma G1).
   // `own_kinds` (optional, per op a bit per RoleKey): the kind pairs op o's own charge may
   // take (Lemma G3); the others still price o computed inside its readers.
+  // `capacity_aware`: Lemmas K1-K2 (charges minimized over the tiles that fit; the load of a
+  // graph input read by several ops is charged to the split roots that read it).
   TrafficBound(const Problem& problem, const CostModes& modes, bool with_stores = true,
-               std::vector<uint16_t> own_kinds = {})
+               std::vector<uint16_t> own_kinds = {}, bool capacity_aware = false)
       : p_(problem), modes_(modes), g_(problem.graph()), hw_(problem.hardware()),
-        with_stores_(with_stores), own_kinds_(std::move(own_kinds)) {}
+        with_stores_(with_stores), own_kinds_(std::move(own_kinds)), capacity_aware_(capacity_aware) {}
 
   double Run() {
     const int n = p_.num_ops();
@@ -205,6 +208,8 @@ class TrafficBound {
           chi = std::min(chi, first);
         }
       }
+      // Lemma K1 found no role that fits (no valid schedule exists): 0 is a valid charge.
+      if (chi == std::numeric_limits<double>::infinity()) chi = 0;
       chi_[static_cast<size_t>(o)] = chi;
       total += chi;
     }
@@ -449,6 +454,9 @@ class TrafficBound {
     const Op& op = p_.op(c);
     double total = 0;
     std::vector<int> done;
+    // Lemma K1's view of the same operands (one slot each; otherwise K1 is not used).
+    std::vector<CapOperand> cap;
+    bool cap_ok = capacity_aware_ && r.grid_h > 0 && r.grid_w > 0;
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       const int t = op.inputs[i];
       if (std::find(done.begin(), done.end(), t) != done.end()) continue;
@@ -462,12 +470,18 @@ class TrafficBound {
       // Loaded from slow memory (Lemma M3), after a store when produced by an op (Lemma M1).
       double multiplier = 1;
       for (Slot s : slots) multiplier = std::max(multiplier, Multiplier(c, t, s, r, first));
-      double best = alpha_load_[static_cast<size_t>(t)] * size * multiplier;
-      if (producer >= 0 && first && with_stores_) best += alpha_store_[static_cast<size_t>(t)] * size;
+      double load = alpha_load_[static_cast<size_t>(t)] * size;
+      // Lemma K2: a graph input with several readers is charged by its split-root readers only.
+      const bool root = op.type == OpType::kMatMul && r.rows == DimKind::kTile && r.cols == DimKind::kTile;
+      const bool shared = capacity_aware_ && producer < 0 && ReaderCount(t) >= 2;
+      if (shared && !root) load = 0;
+      const double store = producer >= 0 && first && with_stores_ ? alpha_store_[static_cast<size_t>(t)] * size : 0;
+      double best = load * multiplier + store;
       // Resident: retained by the previous subgraph, so it fits with room to spare.
       if (producer >= 0 && Size(t) < hw_.fast_memory_capacity) best = 0;
       // Computed inside by its producer (Lemma M5).
-      if (producer >= 0 && best > 0) {
+      double inside = -1;
+      if (producer >= 0) {
         double first_cost = 0, weak_cost = 0;
         bool ok = true;
         for (Slot s : slots) {
@@ -483,10 +497,47 @@ class TrafficBound {
         if (ok) {
           const double beta = 1.0 / static_cast<double>(ReaderCount(p_.op(producer).output));
           const double excess = std::max(0.0, first_cost - chi_[static_cast<size_t>(producer)]);
-          best = std::min(best, beta * std::min(excess, weak_cost));
+          inside = beta * std::min(excess, weak_cost);
+          best = std::min(best, inside);
         }
       }
       total += best;
+      if (!cap_ok) continue;
+      if (slots.size() != 1) {
+        cap_ok = false;
+        continue;
+      }
+      const Role d = Demanded(op.type, slots[0], r, Root(c));
+      const Tensor& tensor = p_.tensor(t);
+      CapOperand k1;
+      k1.rows = d.rows;
+      k1.cols = d.cols;
+      k1.height = tensor.height;
+      k1.width = tensor.width;
+      k1.rows_stream = d.rows_stream;
+      k1.cols_stream = d.cols_stream;
+      k1.rows_coincide = MayCoincide(c, t, slots[0], r, /*along_rows=*/true, first);
+      k1.cols_coincide = MayCoincide(c, t, slots[0], r, /*along_rows=*/false, first);
+      k1.load = shared && root ? size : load;
+      k1.shared_readers = shared && root ? static_cast<int>(std::lround(1 / alpha_load_[static_cast<size_t>(t)])) : 0;
+      k1.store = store;
+      k1.size = size;
+      k1.can_reside = producer >= 0;
+      k1.inside = inside;
+      cap.push_back(k1);
+    }
+    // Lemma K1, for ops of at most four distinct operands (3^4 arrival choices).
+    if (cap_ok && cap.size() <= 4) {
+      CapContext ctx;
+      ctx.grid_h = r.grid_h;
+      ctx.grid_w = r.grid_w;
+      ctx.native_h = hw_.native_h;
+      ctx.native_w = hw_.native_w;
+      ctx.capacity = hw_.fast_memory_capacity;
+      const double k1 = CapacityCharge(ctx, cap);
+      // No tile fits any arrival: the role never occurs in a valid schedule.
+      if (k1 < 0) return std::numeric_limits<double>::infinity();
+      total = std::max(total, k1);
     }
     return total;
   }
@@ -505,6 +556,7 @@ class TrafficBound {
   const Hardware& hw_;
   const bool with_stores_;
   const std::vector<uint16_t> own_kinds_;
+  const bool capacity_aware_;
   std::vector<std::vector<Use>> uses_;
   std::vector<RoleSet> roles_;
   std::vector<std::vector<int>> fusable_;
@@ -593,9 +645,10 @@ struct MixedPass {
 
 // Lemmas G1-G3 once. `own_kinds` restricts each op's own charge (Lemma G3, empty: none); the
 // pass is valid only when its excess_l is at most the threshold own_kinds was built with.
-MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vector<uint16_t> own_kinds) {
+MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vector<uint16_t> own_kinds,
+                       bool capacity_aware) {
   const int n = problem.num_ops();
-  TrafficBound tb(problem, modes, /*with_stores=*/false, std::move(own_kinds));
+  TrafficBound tb(problem, modes, /*with_stores=*/false, std::move(own_kinds), capacity_aware);
   tb.Run();
   const Graph& g = problem.graph();
   const double bandwidth = problem.hardware().slow_memory_bandwidth;
@@ -701,22 +754,37 @@ std::vector<uint16_t> CheapKinds(const Problem& problem, const CostModes& modes,
 
 }  // namespace
 
-double MixedLowerBound(const Problem& problem, const CostModes& modes) {
+namespace {
+
+double MixedBound(const Problem& problem, const CostModes& modes, bool capacity_aware) {
   if (problem.num_ops() > kMaxMixedOps) return 0;
   // Without restricted charges the pass is always valid. A restricted pass built with
   // threshold X is valid when its own L excess is at most X; X is raised to the excess seen.
-  const MixedPass open = RunMixedPass(problem, modes, {});
+  const MixedPass open = RunMixedPass(problem, modes, {}, capacity_aware);
   double best = open.bound;
   double threshold = open.excess_l;
   TrafficBound unrestricted(problem, modes, /*with_stores=*/false);
   unrestricted.Run();
   for (int attempt = 0; attempt < 4; ++attempt) {
-    const MixedPass pass = RunMixedPass(problem, modes, CheapKinds(problem, modes, unrestricted, threshold));
+    const MixedPass pass =
+        RunMixedPass(problem, modes, CheapKinds(problem, modes, unrestricted, threshold), capacity_aware);
     if (pass.excess_l <= threshold) best = std::max(best, pass.bound);
     if (pass.excess_l == threshold) break;
     threshold = pass.excess_l;
   }
   return best;
+}
+
+}  // namespace
+
+double MixedLowerBound(const Problem& problem, const CostModes& modes) {
+  return MixedBound(problem, modes, /*capacity_aware=*/false);
+}
+
+double CapacityLowerBound(const Problem& problem, const CostModes& modes) {
+  const double traffic = TrafficBound(problem, modes, /*with_stores=*/true, {}, /*capacity_aware=*/true).Run();
+  return std::max(traffic / problem.hardware().slow_memory_bandwidth,
+                  MixedBound(problem, modes, /*capacity_aware=*/true));
 }
 
 double TrafficLowerBound(const Problem& problem, const CostModes& modes) {
@@ -736,6 +804,7 @@ LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes) {
   bounds.traffic = TrafficLowerBound(problem, modes) / bandwidth;
   bounds.mixed = MixedLowerBound(problem, modes);
   bounds.phase = PhaseLowerBound(problem, modes);
+  bounds.capacity = CapacityLowerBound(problem, modes);
   return bounds;
 }
 

@@ -10,7 +10,8 @@
 //            the reduction is split; operands of recomputed producers), the stores of tensors
 //            that cross subgraphs, and the graph outputs, divided by the bandwidth;
 //   mixed:   per subgraph the larger of compute and traffic (padded tiles, loads of first
-//            subgraphs), summed over the best grouping the graph allows (Lemmas C2, G1).
+//            subgraphs), summed over the best grouping the graph allows (Lemmas C2, G1);
+//   capacity: traffic and mixed again with charges minimized over the tiles that fit (K1).
 // Any schedule's total is at least each of them, since a step costs at least its compute and
 // at least its traffic; best() is the largest.
 #ifndef TILESCHED_LOWER_BOUND_H_
@@ -28,11 +29,13 @@ struct LowerBounds {
   double io = 0;
   double traffic = 0;
   double mixed = 0;
-  double phase = 0;  // Lemmas P1-P6 (src/lower_bound_phase.cc)
+  double phase = 0;     // Lemmas P1-P6 (src/lower_bound_phase.cc)
+  double capacity = 0;  // traffic and mixed with Lemma K1's capacity-aware charges
   double best() const {
     double m = compute > io ? compute : io;
     m = traffic > m ? traffic : m;
     m = phase > m ? phase : m;
+    m = capacity > m ? capacity : m;
     return mixed > m ? mixed : m;
   }
   // The bound of the first release (compute or graph I/O), kept because the beam search
@@ -51,6 +54,10 @@ double TrafficLowerBound(const Problem& problem, const CostModes& modes);
 // traffic, so ops that are compute-heavy and ops that are memory-heavy only hide each other's
 // cost when they can be first in one subgraph together. 0 above 1,000 ops (not computed).
 double MixedLowerBound(const Problem& problem, const CostModes& modes);
+
+// Lemma K1 of docs/bounds.md: the traffic and mixed bounds with every charge minimized over the
+// tiles whose working set fits (not only the native tile); the larger of the two.
+double CapacityLowerBound(const Problem& problem, const CostModes& modes);
 
 LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes);
 

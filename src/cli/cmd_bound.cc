@@ -34,11 +34,12 @@ int RunBound(int argc, char** argv, int first) {
     return kExitOk;
   }
   std::cout << "lower bound " << FormatNumber(bounds.best()) << " (" << ModesString(*modes) << ")\n"
-            << "  compute: " << FormatNumber(bounds.compute) << "\n"
-            << "  I/O:     " << FormatNumber(bounds.io) << "\n"
-            << "  traffic: " << FormatNumber(bounds.traffic) << "\n"
-            << "  mixed:   " << FormatNumber(bounds.mixed) << "\n"
-            << "  phase:   " << FormatNumber(bounds.phase) << "\n"
+            << "  compute:  " << FormatNumber(bounds.compute) << "\n"
+            << "  I/O:      " << FormatNumber(bounds.io) << "\n"
+            << "  traffic:  " << FormatNumber(bounds.traffic) << "\n"
+            << "  mixed:    " << FormatNumber(bounds.mixed) << "\n"
+            << "  phase:    " << FormatNumber(bounds.phase) << "\n"
+            << "  capacity: " << FormatNumber(bounds.capacity) << "\n"
             << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
   return kExitOk;
 }

@@ -1,0 +1,53 @@
+// Lemma K1 of docs/bounds.md (capacity-aware charges): the working set of one step bounds
+// the tile, so an op's charge in a role is minimized over the tiles that fit, not over the
+// native tile alone. Used by src/lower_bound.cc; public so that tests can check it on hand-made cases.
+//
+// Entry point: CapacityCharge(context, operands): the least charge of one op in one role over
+// every way its operands can arrive (loaded, resident, computed inside) and every tile h x w
+// whose step can hold what that choice puts in fast memory.
+#ifndef TILESCHED_LOWER_BOUND_CAPACITY_H_
+#define TILESCHED_LOWER_BOUND_CAPACITY_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "tilesched/demand.h"
+
+namespace tilesched {
+
+// One distinct operand of the op, read in one slot.
+struct CapOperand {
+  DimKind rows = DimKind::kTile;  // kinds of the slice the op demands (Lemma M2)
+  DimKind cols = DimKind::kTile;
+  int64_t height = 0;  // the operand's extents (a kFull dimension spans them)
+  int64_t width = 0;
+  bool rows_stream = false;  // streamed along rows / cols in every subgraph (Lemma M3)
+  bool cols_stream = false;
+  bool rows_coincide = false;  // Lemma M4: a k-slice may equal a tile range along rows / cols
+  bool cols_coincide = false;
+  double load = 0;   // share x size: the charge of one full load (Lemma M7's alpha)
+  // > 0: Lemma K2's shared operand: `load` is the whole size, split among the split roots that
+  // read it in the subgraph (at most this many), each of which holds a tile buffer.
+  int shared_readers = 0;
+  double store = 0;  // added when loaded (Lemma M1's share), 0 when none
+  double size = 0;
+  bool can_reside = false;  // produced by an op (rule 3.6)
+  double inside = -1;       // charge when computed inside by its producer; < 0: impossible
+};
+
+struct CapContext {
+  int64_t grid_h = 0;  // the role's grid (both known)
+  int64_t grid_w = 0;
+  int64_t native_h = 0;
+  int64_t native_w = 0;
+  int64_t capacity = 0;
+};
+
+// Lemma K1: the least charge over operand choices and fitting tiles; a negative value when no
+// tile fits any choice (the caller then keeps the capacity-blind charge). With a shared operand
+// (Lemma K2) also over the number n of split roots sharing its load: n tile buffers, 1/n each.
+double CapacityCharge(const CapContext& ctx, const std::vector<CapOperand>& operands);
+
+}  // namespace tilesched
+
+#endif  // TILESCHED_LOWER_BOUND_CAPACITY_H_
