@@ -5,6 +5,7 @@
 #include <array>
 #include <cassert>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -222,11 +223,13 @@ void AddWork(const std::vector<OpWork>& add, double count, std::vector<OpWork>* 
 class StepEvaluator {
  public:
   StepEvaluator(const Problem& problem, const CostModes& modes, const SubgraphPlan& plan,
-                const Granularity& g, std::span<const int> retained, std::span<const int> resident)
+                const Granularity& g, std::span<const int> retained, std::span<const int> resident,
+                int64_t grid_width = -1, int64_t grid_height = -1)
       : problem_(problem),
         modes_(modes),
         plan_(plan),
-        grid_(plan.width(), plan.height(), g.w, g.h),
+        grid_(grid_width < 0 ? plan.width() : grid_width,
+              grid_height < 0 ? plan.height() : grid_height, g.w, g.h),
         k_(g.k) {
     const Hardware& hw = problem.hardware();
     native_w_ = hw.native_w;
@@ -410,6 +413,61 @@ class StepEvaluator {
     return peak;
   }
 
+  // docs/bounds.md Lemma X7: a lower bound on the latency over every traversal order, for a plan
+  // that is not mixed. Each tile's later k-steps do not depend on the order; its first step
+  // follows some tile of the same row, of the same column, of neither, or nothing, and only
+  // which of these (not the other tile's size) decides what is reused, so the cheapest of a
+  // same-row and a same-column predecessor bounds it (neither and nothing reuse a subset).
+  // Rows 0..rows-2 (columns 0..cols-2) are alike, so the first and the last stand for all.
+  double OrderFreeLatency() {
+    assert(!plan_.mixed_rows() && !plan_.mixed_cols());
+    const int64_t nr = grid_.rows(), nc = grid_.cols();
+    std::vector<std::pair<int64_t, int64_t>> rows = {{0, nr > 1 ? nr - 1 : 1}};
+    std::vector<std::pair<int64_t, int64_t>> cols = {{0, nc > 1 ? nc - 1 : 1}};
+    if (nr > 1) rows.push_back({nr - 1, 1});
+    if (nc > 1) cols.push_back({nc - 1, 1});
+    std::vector<OpWork> unused_work;
+    double total = 0;
+    for (const auto& [r, row_count] : rows) {
+      for (const auto& [c, col_count] : cols) {
+        double first = std::numeric_limits<double>::infinity();
+        auto consider = [&](int64_t pr, int64_t pc) {
+          const StepResult s = FirstStep(r, c, pr, pc, &unused_work);
+          first = std::min(first, StepLatency(s.compute, s.load, s.store, bandwidth_));
+        };
+        if (nc > 1) consider(r, c == 0 ? 1 : c - 1);
+        if (nr > 1) consider(r == 0 ? 1 : r - 1, c);
+        if (nr == 1 && nc == 1) consider(-1, -1);
+        const double tiles = static_cast<double>(row_count * col_count);
+        total += tiles * (first + WithinTile(r, c).sums.latency);
+      }
+    }
+    return total;
+  }
+
+  // docs/bounds.md Lemma X7: a lower bound on the latency of tile (0, 0) wherever an order puts
+  // it, in a plan that is not mixed: its later k-steps as they are, and its first step loading
+  // only the slices that neither a same-row nor a same-column predecessor (tiles (0, 1) and
+  // (1, 0), where the grid has them) could leave identical. As a function of the tile's width
+  // (height) alone it is convex: every load is a sum of slice sizes, each affine in it.
+  double TileBound() {
+    assert(!plan_.mixed_rows() && !plan_.mixed_cols());
+    double compute = 0, unused = 0;
+    Step(0, 0, 0, &current_, &compute);
+    std::vector<ConcreteSlice> previous;
+    for (const auto& [pr, pc] : {std::pair<int64_t, int64_t>{0, 1}, {1, 0}}) {
+      if (pr >= grid_.rows() || pc >= grid_.cols()) continue;
+      Step(pr, pc, n_k_ - 1, &previous_, &unused);
+      previous.insert(previous.end(), previous_.begin(), previous_.end());
+    }
+    std::sort(previous.begin(), previous.end());
+    previous.erase(std::unique(previous.begin(), previous.end()), previous.end());
+    const StepResult first = Finish(0, 0, 0, current_, &previous, compute);
+    current_key_ = {-1, -1, -1};
+    return StepLatency(first.compute, first.load, first.store, bandwidth_) +
+           WithinTile(0, 0).sums.latency;
+  }
+
   // The first step of tile (r, c) after tile (pr, pc) (pr < 0: the subgraph's first step), and
   // what each op computes in it.
   StepResult FirstStep(int64_t r, int64_t c, int64_t pr, int64_t pc, std::vector<OpWork>* work) {
@@ -507,6 +565,27 @@ int64_t CostModel::PeakWorkingSet(const SubgraphPlan& plan, const Granularity& g
                                   std::span<const int> retained,
                                   std::span<const int> resident) const {
   return StepEvaluator(*problem_, modes_, plan, g, retained, resident).PeakWorkingSet();
+}
+
+double CostModel::OrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
+                                 int64_t grid_width, int64_t grid_height,
+                                 std::span<const int> retained,
+                                 std::span<const int> resident) const {
+  if (plan.mixed_rows() || plan.mixed_cols()) return 0;
+  return StepEvaluator(*problem_, modes_, plan, g, retained, resident, grid_width, grid_height)
+      .OrderFreeLatency();
+}
+
+double CostModel::TileBound(const SubgraphPlan& plan, int64_t k, int64_t tile_w, int64_t tile_h,
+                            bool one_col, bool one_row, std::span<const int> retained,
+                            std::span<const int> resident) const {
+  if (plan.mixed_rows() || plan.mixed_cols()) return 0;
+  const int64_t gw = one_col ? plan.width() : 2 * tile_w;
+  const int64_t gh = one_row ? plan.height() : 2 * tile_h;
+  return StepEvaluator(*problem_, modes_, plan, {one_col ? plan.width() : tile_w,
+                                                 one_row ? plan.height() : tile_h, k},
+                       retained, resident, gw, gh)
+      .TileBound();
 }
 
 Result<SubgraphCost> CostModel::Cost(const SubgraphPlan& plan, const Granularity& g,
