@@ -391,6 +391,9 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
     int64_t k;
   };
   std::vector<Item> items;
+  // Classes whose bound is already hopeless are not sorted; the least of their bounds stands.
+  const double target = ctx_.incumbent.BestTotal() / (1 + std::max(0.0, ctx_.options.gap));
+  double hopeless_floor = kInf;
   for (int64_t k = 1; k <= max_k; ++k) {
     if (!model_.CheckGranularity(plan, {bounds.max_w, bounds.max_h, k}).ok()) continue;
     double per_tile[2][2] = {{-1, -1}, {-1, -1}};
@@ -401,14 +404,18 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
         if (tile < 0) {
           tile = model_.TileBound(plan, k, 1, 1, one_col, one_row, retained_ids, resident_ids);
         }
-        items.push_back({static_cast<double>(wc[wi].count * hc[hi].count) * tile, wi, hi, k});
+        const double cheap = static_cast<double>(wc[wi].count * hc[hi].count) * tile;
+        if (cheap >= target) {
+          hopeless_floor = std::min(hopeless_floor, cheap);
+        } else {
+          items.push_back({cheap, wi, hi, k});
+        }
       }
     }
   }
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     return std::tie(a.cheap, a.k, a.wi, a.hi) < std::tie(b.cheap, b.k, b.wi, b.hi);
   });
-  const double target = ctx_.incumbent.BestTotal() / (1 + std::max(0.0, ctx_.options.gap));
   double lb = kInf;
   size_t next = 0;
   for (; next < items.size(); ++next) {
@@ -436,7 +443,7 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
     }
     lb = std::min(lb, class_lb);
   }
-  if (next < items.size()) lb = std::min(lb, items[next].cheap);
+  lb = std::min(lb, next < items.size() ? items[next].cheap : hopeless_floor);
   // The class bound is at most its representative's cost; equal sums may differ in the last
   // bits (a rounding of the same steps, summed in another order).
   assert(value->ub == kInf || lb <= value->ub * (1 + 1e-9));

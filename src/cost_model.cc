@@ -422,6 +422,9 @@ class StepEvaluator {
   double OrderFreeLatency() {
     assert(!plan_.mixed_rows() && !plan_.mixed_cols());
     const int64_t nr = grid_.rows(), nc = grid_.cols();
+    if (nr * nc > 1 && !grid_.RowClipped(nr - 1) && !grid_.ColClipped(nc - 1)) {
+      return UniformOrderFree();
+    }
     std::vector<std::pair<int64_t, int64_t>> rows = {{0, nr > 1 ? nr - 1 : 1}};
     std::vector<std::pair<int64_t, int64_t>> cols = {{0, nc > 1 ? nc - 1 : 1}};
     if (nr > 1) rows.push_back({nr - 1, 1});
@@ -443,6 +446,34 @@ class StepEvaluator {
       }
     }
     return total;
+  }
+
+  // OrderFreeLatency on a grid without clipped tiles, where every tile costs alike: an order
+  // starts at one tile with no predecessor and makes tiles - 1 moves, of which at most
+  // rows x (cols - 1) stay in a row and cols x (rows - 1) in a column (the moves inside one row
+  // form a path forest on its cols tiles); the rest change both. The cheapest assignment of the
+  // moves within these caps (cheaper kinds first) bounds every order.
+  double UniformOrderFree() {
+    const int64_t nr = grid_.rows(), nc = grid_.cols();
+    std::vector<OpWork> unused_work;
+    auto first = [&](int64_t pr, int64_t pc) {
+      const StepResult s = FirstStep(0, 0, pr, pc, &unused_work);
+      return StepLatency(s.compute, s.load, s.store, bandwidth_);
+    };
+    std::vector<std::pair<double, int64_t>> moves;  // (first-step latency, at most how many)
+    if (nc > 1) moves.push_back({first(0, 1), nr * (nc - 1)});
+    if (nr > 1) moves.push_back({first(1, 0), nc * (nr - 1)});
+    if (nr > 1 && nc > 1) moves.push_back({first(1, 1), nr * nc});
+    std::sort(moves.begin(), moves.end());
+    double total = first(-1, -1);
+    int64_t left = nr * nc - 1;
+    for (const auto& [latency, cap] : moves) {
+      const int64_t taken = std::min(left, cap);
+      total += static_cast<double>(taken) * latency;
+      left -= taken;
+    }
+    assert(left == 0);
+    return total + static_cast<double>(nr * nc) * WithinTile(0, 0).sums.latency;
   }
 
   // docs/bounds.md Lemma X7: a lower bound on the latency of tile (0, 0) wherever an order puts
