@@ -151,8 +151,7 @@ class ExactSearch {
   OrderResult BestOrder(const SubgraphPlan& plan, const Granularity& g, int64_t peak,
                         bool order_matters, const std::vector<int>& retained_ids,
                         const std::vector<int>& resident_ids, ContextValue* value) const;
-  // Lemma X7: every tile of a context, by classes of tile counts; false when it does not
-  // apply (a mixed plan).
+  // Lemma X7: every tile of a context, by classes of tile counts (true: it always applies).
   bool ClassContext(const Candidate& c, const std::vector<int>& retained_ids,
                     const std::vector<int>& resident_ids, ContextValue* value);
   void OfferPath(const State& last_from, int candidate, Mask retained);
@@ -374,7 +373,7 @@ ExactSearch::OrderResult ExactSearch::BestOrder(const SubgraphPlan& plan, const 
 bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retained_ids,
                                const std::vector<int>& resident_ids, ContextValue* value) {
   const SubgraphPlan& plan = *c.plan;
-  if (plan.mixed_rows() || plan.mixed_cols()) return false;
+  const bool mixed = plan.mixed_rows() || plan.mixed_cols();
   const GranularityBounds bounds = model_.Bounds(plan);
   const int64_t max_k = plan.split_roots().empty() ? 1 : bounds.max_k;
   const std::vector<DimClass> wc = DimClasses(plan.width(), bounds.min_w, bounds.max_w);
@@ -402,7 +401,8 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
         const bool one_col = wc[wi].count == 1, one_row = hc[hi].count == 1;
         double& tile = per_tile[one_col][one_row];
         if (tile < 0) {
-          tile = model_.TileBound(plan, k, 1, 1, one_col, one_row, retained_ids, resident_ids);
+          tile = model_.TileBound(plan, k, 1, 1, one_col, one_row, retained_ids, resident_ids,
+                                  /*allow_mixed=*/true);
         }
         const double cheap = static_cast<double>(wc[wi].count * hc[hi].count) * tile;
         if (cheap >= target) {
@@ -444,6 +444,38 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
     lb = std::min(lb, class_lb);
   }
   lb = std::min(lb, next < items.size() ? items[next].cheap : hopeless_floor);
+  // A mixed plan: the class bounds hold only for tiles where no tile interval equals a k-slice;
+  // every tile where one does is costed on its own (its lb per Lemma X2, or X3 when cut).
+  if (mixed) {
+    const double traffic = TrafficBound(c, MaskOf(retained_ids), MaskOf(resident_ids));
+    for (int64_t k = 1; k <= max_k; ++k) {
+      for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
+        if (ctx_.budget.Expired()) {
+          lb = std::min(lb, std::max(c.compute_once, traffic));
+          k = max_k;
+          break;
+        }
+        for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
+          const Granularity g{w, h, k};
+          if (!HasCoincidence(plan, w, h, k) || !model_.CheckGranularity(plan, g).ok()) continue;
+          const int64_t peak = model_.PeakWorkingSet(plan, g, retained_ids, resident_ids);
+          if (peak > capacity_) continue;
+          const OrderResult best =
+              BestOrder(plan, g, peak, order_matters, retained_ids, resident_ids, value);
+          if (best.latency == kInf) continue;
+          double member_lb = best.complete ? best.latency : std::max(best.compute, traffic);
+          // Orders not proven and the weak bound below the context's: the order-free bound of
+          // this grid (every tile costed: grids of at most 4,096 tiles).
+          if (!best.complete && member_lb < lb &&
+              CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h) <= 4096) {
+            member_lb = std::max(member_lb, model_.AnyPlanOrderFreeBound(plan, g, retained_ids,
+                                                                         resident_ids));
+          }
+          lb = std::min(lb, member_lb);
+        }
+      }
+    }
+  }
   // The class bound is at most its representative's cost; equal sums may differ in the last
   // bits (a rounding of the same steps, summed in another order).
   assert(value->ub == kInf || lb <= value->ub * (1 + 1e-9));

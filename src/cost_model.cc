@@ -420,7 +420,6 @@ class StepEvaluator {
   // same-row and a same-column predecessor bounds it (neither and nothing reuse a subset).
   // Rows 0..rows-2 (columns 0..cols-2) are alike, so the first and the last stand for all.
   double OrderFreeLatency() {
-    assert(!plan_.mixed_rows() && !plan_.mixed_cols());
     const int64_t nr = grid_.rows(), nc = grid_.cols();
     if (nr * nc > 1 && !grid_.RowClipped(nr - 1) && !grid_.ColClipped(nc - 1)) {
       return UniformOrderFree();
@@ -443,6 +442,34 @@ class StepEvaluator {
         if (nr == 1 && nc == 1) consider(-1, -1);
         const double tiles = static_cast<double>(row_count * col_count);
         total += tiles * (first + WithinTile(r, c).sums.latency);
+      }
+    }
+    return total;
+  }
+
+  // A lower bound over every order on this very grid, for any plan (mixed included): each tile's
+  // later k-steps as they are, and its first step loading only the slices that no tile's last
+  // step needs (so no predecessor can leave them identical). Costs every tile: small grids.
+  double AnyPlanOrderFree() {
+    std::vector<ConcreteSlice> last_slices;
+    double unused = 0;
+    for (int64_t r = 0; r < grid_.rows(); ++r) {
+      for (int64_t c = 0; c < grid_.cols(); ++c) {
+        Step(r, c, n_k_ - 1, &previous_, &unused);
+        last_slices.insert(last_slices.end(), previous_.begin(), previous_.end());
+      }
+    }
+    std::sort(last_slices.begin(), last_slices.end());
+    last_slices.erase(std::unique(last_slices.begin(), last_slices.end()), last_slices.end());
+    double total = 0;
+    for (int64_t r = 0; r < grid_.rows(); ++r) {
+      for (int64_t c = 0; c < grid_.cols(); ++c) {
+        double compute = 0;
+        Step(r, c, 0, &current_, &compute);
+        const StepResult first = Finish(r, c, 0, current_, &last_slices, compute);
+        current_key_ = {-1, -1, -1};
+        total += StepLatency(first.compute, first.load, first.store, bandwidth_) +
+                 WithinTile(r, c).sums.latency;
       }
     }
     return total;
@@ -482,7 +509,6 @@ class StepEvaluator {
   // (1, 0), where the grid has them) could leave identical. As a function of the tile's width
   // (height) alone it is convex: every load is a sum of slice sizes, each affine in it.
   double TileBound() {
-    assert(!plan_.mixed_rows() && !plan_.mixed_cols());
     double compute = 0, unused = 0;
     Step(0, 0, 0, &current_, &compute);
     std::vector<ConcreteSlice> previous;
@@ -601,16 +627,22 @@ int64_t CostModel::PeakWorkingSet(const SubgraphPlan& plan, const Granularity& g
 double CostModel::OrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
                                  int64_t grid_width, int64_t grid_height,
                                  std::span<const int> retained,
-                                 std::span<const int> resident) const {
-  if (plan.mixed_rows() || plan.mixed_cols()) return 0;
+                                 std::span<const int> resident, bool allow_mixed) const {
+  if (!allow_mixed && (plan.mixed_rows() || plan.mixed_cols())) return 0;
   return StepEvaluator(*problem_, modes_, plan, g, retained, resident, grid_width, grid_height)
       .OrderFreeLatency();
 }
 
+double CostModel::AnyPlanOrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
+                                        std::span<const int> retained,
+                                        std::span<const int> resident) const {
+  return StepEvaluator(*problem_, modes_, plan, g, retained, resident).AnyPlanOrderFree();
+}
+
 double CostModel::TileBound(const SubgraphPlan& plan, int64_t k, int64_t tile_w, int64_t tile_h,
                             bool one_col, bool one_row, std::span<const int> retained,
-                            std::span<const int> resident) const {
-  if (plan.mixed_rows() || plan.mixed_cols()) return 0;
+                            std::span<const int> resident, bool allow_mixed) const {
+  if (!allow_mixed && (plan.mixed_rows() || plan.mixed_cols())) return 0;
   const int64_t gw = one_col ? plan.width() : 2 * tile_w;
   const int64_t gh = one_row ? plan.height() : 2 * tile_h;
   return StepEvaluator(*problem_, modes_, plan, {one_col ? plan.width() : tile_w,

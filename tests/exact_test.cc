@@ -231,10 +231,11 @@ CostModes ClassModes(uint64_t seed) {
 // cost of every member of the class (every w, h of it) in every order tried (raster, column-
 // major, both snakes, random permutations; every permutation of grids of at most 4 tiles);
 // a class whose smallest tiles overflow has no member that fits; and the minimum of the class
-// bounds over a context's classes is at most the minimum over the whole box.
+// bounds over a context's classes is at most the minimum over the whole box. In mixed plans
+// (a tensor dimension both tile and k-slice) this holds for the tiles without a coincidence.
 TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
   const int problems = testing::kInstrumentedBuild ? 8 : 64;
-  int64_t members = 0, classes = 0, contexts = 0, tight = 0;
+  int64_t members = 0, classes = 0, contexts = 0, tight = 0, mixed = 0, coincident = 0;
   std::mt19937_64 rng(7);
   for (uint64_t seed = 1; seed <= static_cast<uint64_t>(problems); ++seed) {
     const Problem problem = testing::RandomProblem(seed, ClassProblemOptions(seed, 3));
@@ -254,7 +255,8 @@ TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
     }
     for (const std::vector<int>& ops : sets) {
       auto plan = SubgraphPlan::Create(problem, ops);
-      if (!plan.ok() || plan->mixed_rows() || plan->mixed_cols()) continue;
+      if (!plan.ok()) continue;
+      mixed += plan->mixed_rows() || plan->mixed_cols();
       const GranularityBounds bounds = model.Bounds(*plan);
       const int64_t max_k = plan->split_roots().empty() ? 1 : bounds.max_k;
       const std::vector<int> none;
@@ -273,7 +275,7 @@ TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
                 const Granularity g{w, h, k};
                 ASSERT_TRUE(model.CheckGranularity(*plan, g).ok());
                 const bool fits = model.PeakWorkingSet(*plan, g, none, none) <= capacity;
-                if (!rep_fits) EXPECT_FALSE(fits) << "seed " << seed << " w " << w << " h " << h;
+                if (!rep_fits && !HasCoincidence(*plan, w, h, k)) EXPECT_FALSE(fits) << "seed " << seed << " w " << w << " h " << h;
                 const Grid grid(plan->width(), plan->height(), w, h);
                 const int64_t rows = grid.rows(), cols = grid.cols(), n = grid.num_tiles();
                 std::vector<std::vector<int64_t>> orders = {{}};
@@ -302,11 +304,21 @@ TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
                     orders.push_back(perm);
                   }
                 }
+                // In a mixed plan the class bound covers the tiles where no tile interval
+                // equals a k-slice; the exact mode costs the others one by one.
+                const bool covered = !HasCoincidence(*plan, w, h, k);
+                coincident += !covered;
+                // The per-grid order-free bound (any plan, coincidences included).
+                const double grid_lb =
+                    n <= 64 ? model.AnyPlanOrderFreeBound(*plan, g, none, none) : 0;
                 for (const std::vector<int64_t>& order : orders) {
                   auto cost = model.Cost(*plan, g, order, none, none);
                   if (!cost.ok()) continue;
                   ++members;
                   box_min = std::min(box_min, cost->latency);
+                  EXPECT_LE(grid_lb, cost->latency * (1 + 1e-9)) << "seed " << seed << " w " << w
+                                                                  << " h " << h << " k " << k;
+                  if (!covered) continue;
                   EXPECT_LE(lb, cost->latency * (1 + 1e-9))
                       << "seed " << seed << " ops " << ops.size() << " w " << w << " h " << h
                       << " k " << k << " class " << cw.count << "x" << ch.count;
@@ -315,24 +327,30 @@ TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
             }
           }
         }
-        EXPECT_LE(class_min, box_min * (1 + 1e-9)) << "seed " << seed;
-        if (box_min < std::numeric_limits<double>::infinity()) {
-          EXPECT_LT(class_min, std::numeric_limits<double>::infinity()) << "seed " << seed;
+        if (!plan->mixed_rows() && !plan->mixed_cols()) {
+          EXPECT_LE(class_min, box_min * (1 + 1e-9)) << "seed " << seed;
+          if (box_min < std::numeric_limits<double>::infinity()) {
+            EXPECT_LT(class_min, std::numeric_limits<double>::infinity()) << "seed " << seed;
+          }
         }
         tight += class_min >= box_min * (1 - 1e-9);
       }
     }
   }
-  std::printf("[ exact ] %lld contexts, %lld classes, %lld member costs; class minimum equal to "
-              "the box minimum (over the orders tried) in %lld contexts\n",
-              static_cast<long long>(contexts), static_cast<long long>(classes),
-              static_cast<long long>(members), static_cast<long long>(tight));
+  std::printf("[ exact ] %lld contexts (%lld of mixed plans), %lld classes, %lld member costs, "
+              "%lld tiles with a coincidence; class minimum equal to the box minimum (over the "
+              "orders tried) in %lld contexts\n",
+              static_cast<long long>(contexts), static_cast<long long>(mixed),
+              static_cast<long long>(classes), static_cast<long long>(members),
+              static_cast<long long>(coincident), static_cast<long long>(tight));
+  EXPECT_GT(mixed, 10);
   EXPECT_GT(members, 1000);
 }
 
-// The class path of the exact mode (enumeration cap forced to 1, so every context that is not
-// mixed is costed by tile classes) against the brute-force enumerator, which enumerates every
-// tile: never a bound above the optimum, never optimal claimed wrongly, schedules re-scored.
+// The class path of the exact mode (enumeration cap forced to 1, so every context is costed by
+// tile classes, and in mixed plans the tiles with a coincidence one by one) against the
+// brute-force enumerator, which enumerates every tile: never a bound above its optimum, never
+// optimal with a schedule worse than it, schedules re-scored.
 TEST(ExactMode, ClassPathAgreesWithBruteForce) {
   const int problems = testing::kInstrumentedBuild ? 8 : 48;
   int compared = 0, exhaustive = 0, proven = 0, equal = 0;
@@ -355,11 +373,12 @@ TEST(ExactMode, ClassPathAgreesWithBruteForce) {
     ++exhaustive;
     ExpectRescored(problem, *result, modes, seed);
     const double tolerance = 1e-9 * std::max(1.0, reference.total);
-    EXPECT_GE(result->total, reference.total - tolerance) << "seed " << seed;
+    // The enumerator's space has every tile and k but, on grids of more than 4 tiles, only
+    // four orders (the exact mode also tries blocked), so its optimum is at least the true one.
     EXPECT_LE(result->lower_bound, reference.total + tolerance) << "seed " << seed;
     if (result->optimal) {
       ++proven;
-      EXPECT_NEAR(result->total, reference.total, tolerance) << "seed " << seed;
+      EXPECT_LE(result->total, reference.total + tolerance) << "seed " << seed;
     }
     equal += result->total <= reference.total + tolerance;
   }

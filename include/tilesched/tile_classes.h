@@ -53,22 +53,40 @@ inline std::vector<std::pair<int64_t, int64_t>> Balanced(int64_t extent, int64_t
   return out;
 }
 
+// Whether some tile interval of `plan`'s grid at (w, h) equals a k-slice of the same extent,
+// along a dimension that one tensor has both as tile and as k-slice (a mixed plan): only such
+// tiles can make a tile slice identical to a k-slice (docs/bounds.md Lemma X7, mixed plans).
+inline bool HasCoincidence(const SubgraphPlan& plan, int64_t w, int64_t h, int64_t k) {
+  const Grid grid(plan.width(), plan.height(), w, h);
+  auto coincides = [k](Interval tile, int64_t extent) {
+    return tile.begin % k == 0 && SliceInterval(tile.begin / k, k, extent) == tile;
+  };
+  for (int64_t c = 0; plan.mixed_cols() && c < grid.cols(); ++c) {
+    if (coincides(grid.ColInterval(c), plan.width())) return true;
+  }
+  for (int64_t r = 0; plan.mixed_rows() && r < grid.rows(); ++r) {
+    if (coincides(grid.RowInterval(r), plan.height())) return true;
+  }
+  return false;
+}
+
 // Lemma X7: a lower bound on the latency of `plan` at every tile w of class `cw` and h of class
 // `ch` (within the plan's bounds), at k, in every traversal order: the larger of (a) the
 // order-free bound on the grid of the class's smallest tiles and (b) the sum of the per-tile
-// bound over the balanced partitions. 0 for a mixed plan (no claim).
+// bound over the balanced partitions. For a mixed plan, a bound only on the members (w, h) for
+// which HasCoincidence is false.
 inline double ClassLowerBound(const CostModel& model, const SubgraphPlan& plan, const DimClass& cw,
                               const DimClass& ch, int64_t k, std::span<const int> retained,
                               std::span<const int> resident) {
-  if (plan.mixed_rows() || plan.mixed_cols()) return 0;
   const double smallest = model.OrderFreeBound(
       plan, {cw.lo, ch.lo, k}, SmallestTilesExtent(cw, plan.width()),
-      SmallestTilesExtent(ch, plan.height()), retained, resident);
+      SmallestTilesExtent(ch, plan.height()), retained, resident, /*allow_mixed=*/true);
   double balanced = 0;
   for (const auto& [x, nx] : Balanced(plan.width(), cw.count)) {
     for (const auto& [y, ny] : Balanced(plan.height(), ch.count)) {
       balanced += static_cast<double>(nx * ny) *
-                  model.TileBound(plan, k, x, y, cw.count == 1, ch.count == 1, retained, resident);
+                  model.TileBound(plan, k, x, y, cw.count == 1, ch.count == 1, retained, resident,
+                                  /*allow_mixed=*/true);
     }
   }
   return std::max(smallest, balanced);
