@@ -419,6 +419,9 @@ class StepEvaluator {
   // which of these (not the other tile's size) decides what is reused, so the cheapest of a
   // same-row and a same-column predecessor bounds it (neither and nothing reuse a subset).
   // Rows 0..rows-2 (columns 0..cols-2) are alike, so the first and the last stand for all.
+  // In a mixed plan a tile interval may equal a k-slice here; that only merges identical slices
+  // (a smaller value), so the result bounds the grids of the same shape without such a
+  // coincidence (Lemma X7, mixed plans), and only those.
   double OrderFreeLatency() {
     const int64_t nr = grid_.rows(), nc = grid_.cols();
     if (nr * nc > 1 && !grid_.RowClipped(nr - 1) && !grid_.ColClipped(nc - 1)) {
@@ -504,9 +507,9 @@ class StepEvaluator {
   }
 
   // docs/bounds.md Lemma X7: a lower bound on the latency of tile (0, 0) wherever an order puts
-  // it, in a plan that is not mixed: its later k-steps as they are, and its first step loading
-  // only the slices that neither a same-row nor a same-column predecessor (tiles (0, 1) and
-  // (1, 0), where the grid has them) could leave identical. As a function of the tile's width
+  // it (in a mixed plan, as for OrderFreeLatency): its later k-steps as they are, and its first
+  // step loading only the slices that neither a same-row nor a same-column predecessor (tiles
+  // (0, 1) and (1, 0), where the grid has them) could leave identical. As a function of the tile's width
   // (height) alone it is convex: every load is a sum of slice sizes, each affine in it.
   double TileBound() {
     double compute = 0, unused = 0;
