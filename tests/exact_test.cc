@@ -343,7 +343,8 @@ TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
               static_cast<long long>(contexts), static_cast<long long>(mixed),
               static_cast<long long>(classes), static_cast<long long>(members),
               static_cast<long long>(coincident), static_cast<long long>(tight));
-  EXPECT_GT(mixed, 10);
+  // The plain build's 64 problems include mixed plans; the instrumented build's 8 may not.
+  if (!testing::kInstrumentedBuild) EXPECT_GT(mixed, 10);
   EXPECT_GT(members, 1000);
 }
 
