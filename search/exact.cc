@@ -33,6 +33,7 @@
 #include "hashing.h"
 #include "tilesched/grid.h"
 #include "tilesched/lower_bound.h"
+#include "tilesched/tile_classes.h"
 
 namespace tilesched::search {
 
@@ -143,6 +144,16 @@ class ExactSearch {
   // The tier-1 bound of the problem made of candidate `index`'s ops alone (0 if none).
   double SubproblemBound(int index);
   const ContextValue& Context(int candidate, Mask retained, Mask resident);
+  struct OrderResult {
+    double latency = kInf, compute = 0;
+    bool complete = false;  // no order is cheaper at this granularity (Lemma X2)
+  };
+  OrderResult BestOrder(const SubgraphPlan& plan, const Granularity& g, int64_t peak,
+                        bool order_matters, const std::vector<int>& retained_ids,
+                        const std::vector<int>& resident_ids, ContextValue* value) const;
+  // Lemma X7: every tile of a context, by classes of tile counts (true: it always applies).
+  bool ClassContext(const Candidate& c, const std::vector<int>& retained_ids,
+                    const std::vector<int>& resident_ids, ContextValue* value);
   void OfferPath(const State& last_from, int candidate, Mask retained);
 
   SearchContext& ctx_;
@@ -158,7 +169,7 @@ class ExactSearch {
   bool complete_ = true;  // every transition is enumerated
   std::map<std::tuple<int, Mask, Mask>, ContextValue> contexts_;
   std::unordered_map<State, Node, StateHash> nodes_;
-  int64_t reduced_contexts_ = 0, orders_unproven_ = 0;
+  int64_t reduced_contexts_ = 0, orders_unproven_ = 0, class_contexts_ = 0;
 };
 
 bool ExactSearch::EnumerateCandidates() {
@@ -304,6 +315,175 @@ double ExactSearch::TrafficBound(const Candidate& c, Mask retained, Mask residen
   return static_cast<double>(elements) / bandwidth_;
 }
 
+// The cheapest order of `plan` at granularity `g` (which fits: `peak`): every permutation of a
+// small grid; otherwise the five named orders, which are complete only when the order cannot
+// matter or a tried order is compute-bound at every step (Lemma X2). Improves `value`'s ub.
+ExactSearch::OrderResult ExactSearch::BestOrder(const SubgraphPlan& plan, const Granularity& g,
+                                                int64_t peak, bool order_matters,
+                                                const std::vector<int>& retained_ids,
+                                                const std::vector<int>& resident_ids,
+                                                ContextValue* value) const {
+  const Grid grid(plan.width(), plan.height(), g.w, g.h);
+  const int64_t tiles = grid.num_tiles();
+  struct Order {
+    TraversalKind kind;
+    std::vector<int64_t> tiles;
+  };
+  std::vector<Order> orders = {{TraversalKind::kRaster, {}}};
+  OrderResult result;
+  result.complete = true;
+  if (order_matters && tiles > 1) {
+    if (tiles <= kAllOrdersTiles) {
+      std::vector<int64_t> perm(static_cast<size_t>(tiles));
+      std::iota(perm.begin(), perm.end(), 0);
+      while (std::next_permutation(perm.begin(), perm.end())) {
+        orders.push_back({TraversalKind::kRaster, perm});
+      }
+    } else {
+      result.complete = false;
+      for (TraversalKind kind : {TraversalKind::kSnakeRows, TraversalKind::kColumnMajor,
+                                 TraversalKind::kSnakeCols, TraversalKind::kBlocked}) {
+        orders.push_back({kind, {}});
+      }
+    }
+  }
+  for (const Order& order : orders) {
+    const std::vector<int64_t> visit =
+        order.tiles.empty() ? MakeTraversal(order.kind, grid.rows(), grid.cols()) : order.tiles;
+    auto cost = model_.Cost(plan, g, visit, retained_ids, resident_ids);
+    if (!cost.ok()) continue;
+    result.compute = cost->compute_time;
+    if (cost->latency < result.latency) {
+      result.latency = cost->latency;
+      if (result.latency < value->ub) {
+        value->ub = result.latency;
+        value->choice = TileChoice{g, order.kind, result.latency, peak, order.tiles};
+      }
+    }
+    // Every step compute-bound: no order is cheaper at this granularity (Lemma X2 c).
+    if (cost->latency <= cost->compute_time * (1 + 1e-12)) {
+      result.complete = true;
+      break;
+    }
+  }
+  return result;
+}
+
+// Lemma X7 (docs/bounds.md): a context costed class by class.
+bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retained_ids,
+                               const std::vector<int>& resident_ids, ContextValue* value) {
+  const SubgraphPlan& plan = *c.plan;
+  const bool mixed = plan.mixed_rows() || plan.mixed_cols();
+  const GranularityBounds bounds = model_.Bounds(plan);
+  const int64_t max_k = plan.split_roots().empty() ? 1 : bounds.max_k;
+  const std::vector<DimClass> wc = DimClasses(plan.width(), bounds.min_w, bounds.max_w);
+  const std::vector<DimClass> hc = DimClasses(plan.height(), bounds.min_h, bounds.max_h);
+  const bool order_matters = OrderMatters(plan, MaskOf(resident_ids));
+  ++class_contexts_;
+  // Per k and per kind of grid (one column or more, one row or more): a lower bound on one
+  // tile's latency over every order and every tile size, from tiles of 1 x 1 (or the whole
+  // extent where there is one tile), so that class (rows, cols, k) costs at least
+  // rows x cols x that.
+  struct Item {
+    double cheap;
+    size_t wi, hi;
+    int64_t k;
+  };
+  std::vector<Item> items;
+  // Classes whose bound is already hopeless are not sorted; the least of their bounds stands.
+  const double target = ctx_.incumbent.BestTotal() / (1 + std::max(0.0, ctx_.options.gap));
+  double hopeless_floor = kInf;
+  for (int64_t k = 1; k <= max_k; ++k) {
+    if (!model_.CheckGranularity(plan, {bounds.max_w, bounds.max_h, k}).ok()) continue;
+    double per_tile[2][2] = {{-1, -1}, {-1, -1}};
+    for (size_t wi = 0; wi < wc.size(); ++wi) {
+      for (size_t hi = 0; hi < hc.size(); ++hi) {
+        const bool one_col = wc[wi].count == 1, one_row = hc[hi].count == 1;
+        double& tile = per_tile[one_col][one_row];
+        if (tile < 0) {
+          tile = model_.TileBound(plan, k, 1, 1, one_col, one_row, retained_ids, resident_ids,
+                                  /*allow_mixed=*/true);
+        }
+        const double cheap = static_cast<double>(wc[wi].count * hc[hi].count) * tile;
+        if (cheap >= target) {
+          hopeless_floor = std::min(hopeless_floor, cheap);
+        } else {
+          items.push_back({cheap, wi, hi, k});
+        }
+      }
+    }
+  }
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return std::tie(a.cheap, a.k, a.wi, a.hi) < std::tie(b.cheap, b.k, b.wi, b.hi);
+  });
+  double lb = kInf;
+  size_t next = 0;
+  for (; next < items.size(); ++next) {
+    const Item& item = items[next];
+    // Every class from here on costs at least item.cheap: none can lower the minimum, or all
+    // are hopeless (the bound then stays at least item.cheap); or time is up.
+    if (item.cheap >= lb || item.cheap >= target || ((next & 63) == 0 && ctx_.budget.Expired())) {
+      break;
+    }
+    const DimClass& cw = wc[item.wi];
+    const DimClass& ch = hc[item.hi];
+    const Granularity rep{cw.lo, ch.lo, item.k};
+    // The class's smallest tiles: its peak working set is the least of the class's.
+    const int64_t peak = model_.PeakWorkingSet(plan, rep, retained_ids, resident_ids);
+    if (peak > capacity_) continue;
+    double class_lb = ClassLowerBound(model_, plan, cw, ch, item.k, retained_ids, resident_ids);
+    const bool single = (cw.count == 1 || cw.lo == cw.hi) && (ch.count == 1 || ch.lo == ch.hi);
+    if (class_lb < value->ub || single) {
+      const OrderResult best =
+          BestOrder(plan, rep, peak, order_matters, retained_ids, resident_ids, value);
+      // One grid in the class and its orders complete: the class costs exactly that.
+      if (single && best.complete && best.latency < kInf) {
+        class_lb = std::max(class_lb, best.latency);
+      }
+    }
+    lb = std::min(lb, class_lb);
+  }
+  lb = std::min(lb, next < items.size() ? items[next].cheap : hopeless_floor);
+  // A mixed plan: the class bounds hold only for tiles where no tile interval equals a k-slice;
+  // every tile where one does is costed on its own (its lb per Lemma X2, or X3 when cut).
+  if (mixed) {
+    const double traffic = TrafficBound(c, MaskOf(retained_ids), MaskOf(resident_ids));
+    for (int64_t k = 1; k <= max_k; ++k) {
+      for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
+        if (ctx_.budget.Expired()) {
+          lb = std::min(lb, std::max(c.compute_once, traffic));
+          k = max_k;
+          break;
+        }
+        for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
+          const Granularity g{w, h, k};
+          if (!HasCoincidence(plan, w, h, k) || !model_.CheckGranularity(plan, g).ok()) continue;
+          const int64_t peak = model_.PeakWorkingSet(plan, g, retained_ids, resident_ids);
+          if (peak > capacity_) continue;
+          const OrderResult best =
+              BestOrder(plan, g, peak, order_matters, retained_ids, resident_ids, value);
+          if (best.latency == kInf) continue;
+          double member_lb = best.complete ? best.latency : std::max(best.compute, traffic);
+          // Orders not proven and the weak bound below the context's: the order-free bound of
+          // this grid (every tile costed: grids of at most 4,096 tiles).
+          if (!best.complete && member_lb < lb &&
+              CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h) <= 4096) {
+            member_lb = std::max(member_lb, model_.AnyPlanOrderFreeBound(plan, g, retained_ids,
+                                                                         resident_ids));
+          }
+          lb = std::min(lb, member_lb);
+        }
+      }
+    }
+  }
+  // The class bound is at most its representative's cost; equal sums may differ in the last
+  // bits (a rounding of the same steps, summed in another order).
+  assert(value->ub == kInf || lb <= value->ub * (1 + 1e-9));
+  value->lb = std::min(lb, value->ub);
+  value->enumerated = lb >= value->ub * (1 - 1e-12);
+  return true;
+}
+
 const ContextValue& ExactSearch::Context(int index, Mask retained, Mask resident) {
   const auto key = std::make_tuple(index, retained, resident);
   if (auto it = contexts_.find(key); it != contexts_.end()) return it->second;
@@ -323,6 +503,11 @@ const ContextValue& ExactSearch::Context(int index, Mask retained, Mask resident
   const int64_t max_k = split ? bounds.max_k : 1;
   const int64_t count = std::max<int64_t>(0, bounds.max_w - bounds.min_w + 1) *
                         std::max<int64_t>(0, bounds.max_h - bounds.min_h + 1) * max_k;
+  if (count > ctx_.options.exact_max_tile_configs &&
+      ClassContext(c, retained_ids, resident_ids, &value)) {
+    value.lb = std::max(value.lb, cheap);  // Lemma X3 holds for every configuration too
+    return contexts_.emplace(key, std::move(value)).first->second;
+  }
   if (count > ctx_.options.exact_max_tile_configs) {
     // Too many tiles to enumerate: the configurator's choice is the edge's ub, the cheap
     // bound its lb (it also stands when the configurator finds nothing that fits).
@@ -357,56 +542,16 @@ const ContextValue& ExactSearch::Context(int index, Mask retained, Mask resident
         if (!model_.CheckGranularity(plan, g).ok()) continue;
         const int64_t peak = model_.PeakWorkingSet(plan, g, retained_ids, resident_ids);
         if (peak > capacity_) continue;
-        const Grid grid(plan.width(), plan.height(), w, h);
-        const int64_t tiles = grid.num_tiles();
-        // Orders: every permutation of a small grid; otherwise the five named orders, which
-        // are complete only when the order cannot matter or a tried order is compute-bound at
-        // every step (Lemma X2).
-        struct Order {
-          TraversalKind kind;
-          std::vector<int64_t> tiles;
-        };
-        std::vector<Order> orders = {{TraversalKind::kRaster, {}}};
-        bool complete_orders = true;
-        if (order_matters && tiles > 1) {
-          if (tiles <= kAllOrdersTiles) {
-            std::vector<int64_t> perm(static_cast<size_t>(tiles));
-            std::iota(perm.begin(), perm.end(), 0);
-            while (std::next_permutation(perm.begin(), perm.end())) {
-              orders.push_back({TraversalKind::kRaster, perm});
-            }
-          } else {
-            complete_orders = false;
-            for (TraversalKind kind : {TraversalKind::kSnakeRows, TraversalKind::kColumnMajor,
-                                       TraversalKind::kSnakeCols, TraversalKind::kBlocked}) {
-              orders.push_back({kind, {}});
-            }
-          }
-        }
-        double best = kInf, compute = 0;
-        for (const Order& order : orders) {
-          const std::vector<int64_t> visit =
-              order.tiles.empty() ? MakeTraversal(order.kind, grid.rows(), grid.cols())
-                                  : order.tiles;
-          auto cost = model_.Cost(plan, g, visit, retained_ids, resident_ids);
-          if (!cost.ok()) continue;
-          compute = cost->compute_time;
-          if (cost->latency < best) {
-            best = cost->latency;
-            if (best < value.ub) {
-              value.ub = best;
-              value.choice = TileChoice{g, order.kind, best, peak, order.tiles};
-            }
-          }
-          // Every step compute-bound: no order is cheaper at this granularity (Lemma X2 c).
-          if (cost->latency <= cost->compute_time * (1 + 1e-12)) {
-            complete_orders = true;
-            break;
-          }
-        }
-        if (best == kInf) continue;
-        const double lb_g = complete_orders ? best : std::max(compute, traffic);
-        if (!complete_orders) unproven = true;
+        const OrderResult best = BestOrder(plan, g, peak, order_matters, retained_ids,
+                                           resident_ids, &value);
+        if (best.latency == kInf) continue;
+        // Orders not proven complete: Lemma X7's order-free bound at this very grid.
+        const double lb_g =
+            best.complete ? best.latency
+                          : std::max({best.compute, traffic,
+                                      model_.OrderFreeBound(plan, g, plan.width(), plan.height(),
+                                                            retained_ids, resident_ids)});
+        if (!best.complete) unproven = true;
         value.lb = std::min(value.lb, lb_g);
       }
     }
@@ -555,6 +700,7 @@ void ExactSearch::Run() {
   ctx_.Note("exact: " + std::to_string(candidates_.size()) + " op sets, " +
             std::to_string(nodes_.size()) + " states, " + std::to_string(expansions) +
             " expansions, " + std::to_string(contexts_.size()) + " subgraph contexts (" +
+            std::to_string(class_contexts_) + " by tile classes, " +
             std::to_string(reduced_contexts_) + " with tiles not enumerated, " +
             std::to_string(orders_unproven_) + " with orders not proven complete), " +
             std::to_string(pruned) + " pruned by the incumbent; " +

@@ -5,6 +5,7 @@
 #include <array>
 #include <cassert>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -222,11 +223,13 @@ void AddWork(const std::vector<OpWork>& add, double count, std::vector<OpWork>* 
 class StepEvaluator {
  public:
   StepEvaluator(const Problem& problem, const CostModes& modes, const SubgraphPlan& plan,
-                const Granularity& g, std::span<const int> retained, std::span<const int> resident)
+                const Granularity& g, std::span<const int> retained, std::span<const int> resident,
+                int64_t grid_width = -1, int64_t grid_height = -1)
       : problem_(problem),
         modes_(modes),
         plan_(plan),
-        grid_(plan.width(), plan.height(), g.w, g.h),
+        grid_(grid_width < 0 ? plan.width() : grid_width,
+              grid_height < 0 ? plan.height() : grid_height, g.w, g.h),
         k_(g.k) {
     const Hardware& hw = problem.hardware();
     native_w_ = hw.native_w;
@@ -410,6 +413,121 @@ class StepEvaluator {
     return peak;
   }
 
+  // docs/bounds.md Lemma X7: a lower bound on the latency over every traversal order, for a plan
+  // that is not mixed. Each tile's later k-steps do not depend on the order; its first step
+  // follows some tile of the same row, of the same column, of neither, or nothing, and only
+  // which of these (not the other tile's size) decides what is reused, so the cheapest of a
+  // same-row and a same-column predecessor bounds it (neither and nothing reuse a subset).
+  // Rows 0..rows-2 (columns 0..cols-2) are alike, so the first and the last stand for all.
+  // In a mixed plan a tile interval may equal a k-slice here; that only merges identical slices
+  // (a smaller value), so the result bounds the grids of the same shape without such a
+  // coincidence (Lemma X7, mixed plans), and only those.
+  double OrderFreeLatency() {
+    const int64_t nr = grid_.rows(), nc = grid_.cols();
+    if (nr * nc > 1 && !grid_.RowClipped(nr - 1) && !grid_.ColClipped(nc - 1)) {
+      return UniformOrderFree();
+    }
+    std::vector<std::pair<int64_t, int64_t>> rows = {{0, nr > 1 ? nr - 1 : 1}};
+    std::vector<std::pair<int64_t, int64_t>> cols = {{0, nc > 1 ? nc - 1 : 1}};
+    if (nr > 1) rows.push_back({nr - 1, 1});
+    if (nc > 1) cols.push_back({nc - 1, 1});
+    std::vector<OpWork> unused_work;
+    double total = 0;
+    for (const auto& [r, row_count] : rows) {
+      for (const auto& [c, col_count] : cols) {
+        double first = std::numeric_limits<double>::infinity();
+        auto consider = [&](int64_t pr, int64_t pc) {
+          const StepResult s = FirstStep(r, c, pr, pc, &unused_work);
+          first = std::min(first, StepLatency(s.compute, s.load, s.store, bandwidth_));
+        };
+        if (nc > 1) consider(r, c == 0 ? 1 : c - 1);
+        if (nr > 1) consider(r == 0 ? 1 : r - 1, c);
+        if (nr == 1 && nc == 1) consider(-1, -1);
+        const double tiles = static_cast<double>(row_count * col_count);
+        total += tiles * (first + WithinTile(r, c).sums.latency);
+      }
+    }
+    return total;
+  }
+
+  // A lower bound over every order on this very grid, for any plan (mixed included): each tile's
+  // later k-steps as they are, and its first step loading only the slices that no tile's last
+  // step needs (so no predecessor can leave them identical). Costs every tile: small grids.
+  double AnyPlanOrderFree() {
+    std::vector<ConcreteSlice> last_slices;
+    double unused = 0;
+    for (int64_t r = 0; r < grid_.rows(); ++r) {
+      for (int64_t c = 0; c < grid_.cols(); ++c) {
+        Step(r, c, n_k_ - 1, &previous_, &unused);
+        last_slices.insert(last_slices.end(), previous_.begin(), previous_.end());
+      }
+    }
+    std::sort(last_slices.begin(), last_slices.end());
+    last_slices.erase(std::unique(last_slices.begin(), last_slices.end()), last_slices.end());
+    double total = 0;
+    for (int64_t r = 0; r < grid_.rows(); ++r) {
+      for (int64_t c = 0; c < grid_.cols(); ++c) {
+        double compute = 0;
+        Step(r, c, 0, &current_, &compute);
+        const StepResult first = Finish(r, c, 0, current_, &last_slices, compute);
+        current_key_ = {-1, -1, -1};
+        total += StepLatency(first.compute, first.load, first.store, bandwidth_) +
+                 WithinTile(r, c).sums.latency;
+      }
+    }
+    return total;
+  }
+
+  // OrderFreeLatency on a grid without clipped tiles, where every tile costs alike: an order
+  // starts at one tile with no predecessor and makes tiles - 1 moves, of which at most
+  // rows x (cols - 1) stay in a row and cols x (rows - 1) in a column (the moves inside one row
+  // form a path forest on its cols tiles); the rest change both. The cheapest assignment of the
+  // moves within these caps (cheaper kinds first) bounds every order.
+  double UniformOrderFree() {
+    const int64_t nr = grid_.rows(), nc = grid_.cols();
+    std::vector<OpWork> unused_work;
+    auto first = [&](int64_t pr, int64_t pc) {
+      const StepResult s = FirstStep(0, 0, pr, pc, &unused_work);
+      return StepLatency(s.compute, s.load, s.store, bandwidth_);
+    };
+    std::vector<std::pair<double, int64_t>> moves;  // (first-step latency, at most how many)
+    if (nc > 1) moves.push_back({first(0, 1), nr * (nc - 1)});
+    if (nr > 1) moves.push_back({first(1, 0), nc * (nr - 1)});
+    if (nr > 1 && nc > 1) moves.push_back({first(1, 1), nr * nc});
+    std::sort(moves.begin(), moves.end());
+    double total = first(-1, -1);
+    int64_t left = nr * nc - 1;
+    for (const auto& [latency, cap] : moves) {
+      const int64_t taken = std::min(left, cap);
+      total += static_cast<double>(taken) * latency;
+      left -= taken;
+    }
+    assert(left == 0);
+    return total + static_cast<double>(nr * nc) * WithinTile(0, 0).sums.latency;
+  }
+
+  // docs/bounds.md Lemma X7: a lower bound on the latency of tile (0, 0) wherever an order puts
+  // it (in a mixed plan, as for OrderFreeLatency): its later k-steps as they are, and its first
+  // step loading only the slices that neither a same-row nor a same-column predecessor (tiles
+  // (0, 1) and (1, 0), where the grid has them) could leave identical. As a function of the tile's width
+  // (height) alone it is convex: every load is a sum of slice sizes, each affine in it.
+  double TileBound() {
+    double compute = 0, unused = 0;
+    Step(0, 0, 0, &current_, &compute);
+    std::vector<ConcreteSlice> previous;
+    for (const auto& [pr, pc] : {std::pair<int64_t, int64_t>{0, 1}, {1, 0}}) {
+      if (pr >= grid_.rows() || pc >= grid_.cols()) continue;
+      Step(pr, pc, n_k_ - 1, &previous_, &unused);
+      previous.insert(previous.end(), previous_.begin(), previous_.end());
+    }
+    std::sort(previous.begin(), previous.end());
+    previous.erase(std::unique(previous.begin(), previous.end()), previous.end());
+    const StepResult first = Finish(0, 0, 0, current_, &previous, compute);
+    current_key_ = {-1, -1, -1};
+    return StepLatency(first.compute, first.load, first.store, bandwidth_) +
+           WithinTile(0, 0).sums.latency;
+  }
+
   // The first step of tile (r, c) after tile (pr, pc) (pr < 0: the subgraph's first step), and
   // what each op computes in it.
   StepResult FirstStep(int64_t r, int64_t c, int64_t pr, int64_t pc, std::vector<OpWork>* work) {
@@ -507,6 +625,33 @@ int64_t CostModel::PeakWorkingSet(const SubgraphPlan& plan, const Granularity& g
                                   std::span<const int> retained,
                                   std::span<const int> resident) const {
   return StepEvaluator(*problem_, modes_, plan, g, retained, resident).PeakWorkingSet();
+}
+
+double CostModel::OrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
+                                 int64_t grid_width, int64_t grid_height,
+                                 std::span<const int> retained,
+                                 std::span<const int> resident, bool allow_mixed) const {
+  if (!allow_mixed && (plan.mixed_rows() || plan.mixed_cols())) return 0;
+  return StepEvaluator(*problem_, modes_, plan, g, retained, resident, grid_width, grid_height)
+      .OrderFreeLatency();
+}
+
+double CostModel::AnyPlanOrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
+                                        std::span<const int> retained,
+                                        std::span<const int> resident) const {
+  return StepEvaluator(*problem_, modes_, plan, g, retained, resident).AnyPlanOrderFree();
+}
+
+double CostModel::TileBound(const SubgraphPlan& plan, int64_t k, int64_t tile_w, int64_t tile_h,
+                            bool one_col, bool one_row, std::span<const int> retained,
+                            std::span<const int> resident, bool allow_mixed) const {
+  if (!allow_mixed && (plan.mixed_rows() || plan.mixed_cols())) return 0;
+  const int64_t gw = one_col ? plan.width() : 2 * tile_w;
+  const int64_t gh = one_row ? plan.height() : 2 * tile_h;
+  return StepEvaluator(*problem_, modes_, plan, {one_col ? plan.width() : tile_w,
+                                                 one_row ? plan.height() : tile_h, k},
+                       retained, resident, gw, gh)
+      .TileBound();
 }
 
 Result<SubgraphCost> CostModel::Cost(const SubgraphPlan& plan, const Granularity& g,

@@ -4,8 +4,11 @@
 // any valid schedule's latency, and it claims optimal only when it proved it (never when a
 // limit cut it); `tilesched schedule --strategy exact` prints `(optimal)` on a tiny problem.
 #include <algorithm>
+#include <limits>
 #include <atomic>
 #include <cstdio>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,7 @@
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
 #include "tilesched/search.h"
+#include "tilesched/tile_classes.h"
 
 namespace tilesched {
 namespace {
@@ -194,6 +198,194 @@ TEST(ExactMode, ClaimsOptimalOnlyWhenProven) {
   }
   std::printf("[ exact ] %d problems; stopped runs proven optimal by the tier-1 bound alone: %d\n",
               compared, cut_claims);
+}
+
+// Natives 6 to 12 with tensors of 5 to 26: a dimension has several tile classes (sizes giving
+// the same number of tiles) with several sizes each, and edge tiles are clipped.
+RandomProblemOptions ClassProblemOptions(uint64_t seed, int max_ops) {
+  RandomProblemOptions options;
+  options.min_ops = 1;
+  options.max_ops = max_ops;
+  options.min_capacity = 16;
+  options.min_capacity_fraction = 0.05;
+  options.max_capacity_fraction = 1.5;
+  options.cost_units = {1, 2, 4, 8, 16};
+  options.bandwidths = {0.1, 0.5, 1, 4};
+  options.matmul_share = std::vector<double>{0.4, 0.6}[seed % 2];
+  options.natives = {std::vector<int64_t>{6, 8, 12}[seed % 3]};
+  options.dims = {5, 7, 9, 12, 13, 17, 26};
+  return options;
+}
+
+// Every mode combination in turn (Lemma X7 is used in all of them).
+CostModes ClassModes(uint64_t seed) {
+  CostModes modes;
+  const uint64_t m = (seed / 3) % 8;
+  modes.rules = (m & 1) ? Rules::kAlgebra : Rules::kContest;
+  modes.matmul_reduction = (m & 2) ? MatmulReduction::kNativeK : MatmulReduction::kFullK;
+  modes.k_limit = (m & 4) ? KLimit::kReduction : KLimit::kNative;
+  return modes;
+}
+
+// Lemma X7 directly: for random subgraphs, k and tile classes, the class bound is at most the
+// cost of every member of the class (every w, h of it) in every order tried (raster, column-
+// major, both snakes, random permutations; every permutation of grids of at most 4 tiles);
+// a class whose smallest tiles overflow has no member that fits; and the minimum of the class
+// bounds over a context's classes is at most the minimum over the whole box. In mixed plans
+// (a tensor dimension both tile and k-slice) this holds for the tiles without a coincidence.
+TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
+  const int problems = testing::kInstrumentedBuild ? 8 : 64;
+  int64_t members = 0, classes = 0, contexts = 0, tight = 0, mixed = 0, coincident = 0;
+  std::mt19937_64 rng(7);
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(problems); ++seed) {
+    const Problem problem = testing::RandomProblem(seed, ClassProblemOptions(seed, 3));
+    const CostModes modes = ClassModes(seed);
+    const CostModel model(problem, modes);
+    const int64_t capacity = problem.hardware().fast_memory_capacity;
+    // Each op alone and each op with its consumers.
+    std::vector<std::vector<int>> sets;
+    for (int o = 0; o < problem.num_ops(); ++o) {
+      sets.push_back({o});
+      for (int c = 0; c < problem.num_ops(); ++c) {
+        const auto& in = problem.op(c).inputs;
+        if (std::find(in.begin(), in.end(), problem.op(o).output) != in.end()) {
+          sets.push_back({o, c});
+        }
+      }
+    }
+    for (const std::vector<int>& ops : sets) {
+      auto plan = SubgraphPlan::Create(problem, ops);
+      if (!plan.ok()) continue;
+      mixed += plan->mixed_rows() || plan->mixed_cols();
+      const GranularityBounds bounds = model.Bounds(*plan);
+      const int64_t max_k = plan->split_roots().empty() ? 1 : bounds.max_k;
+      const std::vector<int> none;
+      for (int64_t k : {int64_t{1}, max_k, std::max<int64_t>(1, max_k / 2)}) {
+        ++contexts;
+        double class_min = std::numeric_limits<double>::infinity(), box_min = class_min;
+        for (const DimClass& cw : DimClasses(plan->width(), bounds.min_w, bounds.max_w)) {
+          for (const DimClass& ch : DimClasses(plan->height(), bounds.min_h, bounds.max_h)) {
+            ++classes;
+            const double lb = ClassLowerBound(model, *plan, cw, ch, k, none, none);
+            const bool rep_fits =
+                model.PeakWorkingSet(*plan, {cw.lo, ch.lo, k}, none, none) <= capacity;
+            if (rep_fits) class_min = std::min(class_min, lb);
+            for (int64_t w = cw.lo; w <= cw.hi; ++w) {
+              for (int64_t h = ch.lo; h <= ch.hi; ++h) {
+                const Granularity g{w, h, k};
+                ASSERT_TRUE(model.CheckGranularity(*plan, g).ok());
+                const bool fits = model.PeakWorkingSet(*plan, g, none, none) <= capacity;
+                if (!rep_fits && !HasCoincidence(*plan, w, h, k)) EXPECT_FALSE(fits) << "seed " << seed << " w " << w << " h " << h;
+                const Grid grid(plan->width(), plan->height(), w, h);
+                const int64_t rows = grid.rows(), cols = grid.cols(), n = grid.num_tiles();
+                std::vector<std::vector<int64_t>> orders = {{}};
+                std::vector<int64_t> column_major, snake_rows, snake_cols;
+                for (int64_t c = 0; c < cols; ++c) {
+                  for (int64_t r = 0; r < rows; ++r) {
+                    column_major.push_back(r * cols + c);
+                    snake_cols.push_back((c % 2 ? rows - 1 - r : r) * cols + c);
+                  }
+                }
+                for (int64_t r = 0; r < rows; ++r) {
+                  for (int64_t c = 0; c < cols; ++c) {
+                    snake_rows.push_back(r * cols + (r % 2 ? cols - 1 - c : c));
+                  }
+                }
+                orders.push_back(column_major);
+                orders.push_back(snake_rows);
+                orders.push_back(snake_cols);
+                std::vector<int64_t> perm(static_cast<size_t>(n));
+                std::iota(perm.begin(), perm.end(), 0);
+                if (n <= 4) {
+                  while (std::next_permutation(perm.begin(), perm.end())) orders.push_back(perm);
+                } else {
+                  for (int i = 0; i < 3; ++i) {
+                    std::shuffle(perm.begin(), perm.end(), rng);
+                    orders.push_back(perm);
+                  }
+                }
+                // In a mixed plan the class bound covers the tiles where no tile interval
+                // equals a k-slice; the exact mode costs the others one by one.
+                const bool covered = !HasCoincidence(*plan, w, h, k);
+                coincident += !covered;
+                // The per-grid order-free bound (any plan, coincidences included).
+                const double grid_lb =
+                    n <= 64 ? model.AnyPlanOrderFreeBound(*plan, g, none, none) : 0;
+                for (const std::vector<int64_t>& order : orders) {
+                  auto cost = model.Cost(*plan, g, order, none, none);
+                  if (!cost.ok()) continue;
+                  ++members;
+                  box_min = std::min(box_min, cost->latency);
+                  EXPECT_LE(grid_lb, cost->latency * (1 + 1e-9)) << "seed " << seed << " w " << w
+                                                                  << " h " << h << " k " << k;
+                  if (!covered) continue;
+                  EXPECT_LE(lb, cost->latency * (1 + 1e-9))
+                      << "seed " << seed << " ops " << ops.size() << " w " << w << " h " << h
+                      << " k " << k << " class " << cw.count << "x" << ch.count;
+                }
+              }
+            }
+          }
+        }
+        if (!plan->mixed_rows() && !plan->mixed_cols()) {
+          EXPECT_LE(class_min, box_min * (1 + 1e-9)) << "seed " << seed;
+          if (box_min < std::numeric_limits<double>::infinity()) {
+            EXPECT_LT(class_min, std::numeric_limits<double>::infinity()) << "seed " << seed;
+          }
+        }
+        tight += class_min >= box_min * (1 - 1e-9);
+      }
+    }
+  }
+  std::printf("[ exact ] %lld contexts (%lld of mixed plans), %lld classes, %lld member costs, "
+              "%lld tiles with a coincidence; class minimum equal to the box minimum (over the "
+              "orders tried) in %lld contexts\n",
+              static_cast<long long>(contexts), static_cast<long long>(mixed),
+              static_cast<long long>(classes), static_cast<long long>(members),
+              static_cast<long long>(coincident), static_cast<long long>(tight));
+  // The plain build's 64 problems include mixed plans; the instrumented build's 8 may not.
+  if (!testing::kInstrumentedBuild) EXPECT_GT(mixed, 10);
+  EXPECT_GT(members, 1000);
+}
+
+// The class path of the exact mode (enumeration cap forced to 1, so every context is costed by
+// tile classes, and in mixed plans the tiles with a coincidence one by one) against the
+// brute-force enumerator, which enumerates every tile: never a bound above its optimum, never
+// optimal with a schedule worse than it, schedules re-scored.
+TEST(ExactMode, ClassPathAgreesWithBruteForce) {
+  const int problems = testing::kInstrumentedBuild ? 8 : 48;
+  int compared = 0, exhaustive = 0, proven = 0, equal = 0;
+  for (uint64_t seed = 1; compared < problems; ++seed) {
+    ASSERT_LT(seed, 2000u) << "too few problems with a schedule";
+    const Problem problem = testing::RandomProblem(seed, ClassProblemOptions(seed, 4));
+    const CostModes modes = ClassModes(seed);
+    testing::BruteForceLimits limits = ReferenceLimits();
+    limits.max_states = 400;
+    const testing::BruteForceResult reference = BruteForceOptimum(problem, modes, limits);
+    ASSERT_TRUE(reference.error.empty()) << "seed " << seed << ": " << reference.error;
+    if (!reference.found || !reference.exhaustive) continue;
+    search::SearchOptions options = ExactOptions();
+    options.modes = modes;
+    options.exact_max_tile_configs = 1;
+    auto result = search::RunSearch(problem, options);
+    if (!result.ok() && SingletonLimitation(result.status())) continue;
+    ASSERT_TRUE(result.ok()) << "seed " << seed << ": " << result.status().message();
+    ++compared;
+    ++exhaustive;
+    ExpectRescored(problem, *result, modes, seed);
+    const double tolerance = 1e-9 * std::max(1.0, reference.total);
+    // The enumerator's space has every tile and k but, on grids of more than 4 tiles, only
+    // four orders (the exact mode also tries blocked), so its optimum is at least the true one.
+    EXPECT_LE(result->lower_bound, reference.total + tolerance) << "seed " << seed;
+    if (result->optimal) {
+      ++proven;
+      EXPECT_LE(result->total, reference.total + tolerance) << "seed " << seed;
+    }
+    equal += result->total <= reference.total + tolerance;
+  }
+  std::printf("[ exact ] class path: %d problems (all exhaustive in the enumerator), %d found "
+              "the optimum, %d proven optimal\n", compared, equal, proven);
+  EXPECT_GE(proven, problems / 3);
 }
 
 TEST(ExactMode, ScheduleCommandPrintsOptimal) {

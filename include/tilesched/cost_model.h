@@ -162,6 +162,28 @@ class CostModel {
   int64_t PeakWorkingSet(const SubgraphPlan& plan, const Granularity& g,
                          std::span<const int> retained, std::span<const int> resident) const;
 
+  // A lower bound on the latency of `plan` at k = g.k over every traversal order, on the grid
+  // that cuts a grid_width x grid_height sink into g.w x g.h tiles (the plan's own sink shape,
+  // or a smaller one standing for the smallest tiles of a class: docs/bounds.md Lemma X7).
+  // Ignores capacity. 0 (a trivial bound) for a mixed plan, unless `allow_mixed`: then a bound
+  // only on grids where no tile interval equals a k-slice (docs/bounds.md Lemma X7, mixed plans).
+  double OrderFreeBound(const SubgraphPlan& plan, const Granularity& g, int64_t grid_width,
+                        int64_t grid_height, std::span<const int> retained,
+                        std::span<const int> resident, bool allow_mixed = false) const;
+
+  // A lower bound over every traversal order on the latency of `plan` at `g`, for any plan
+  // (mixed included; docs/bounds.md Lemma X7): costs every tile, so meant for small grids.
+  double AnyPlanOrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
+                               std::span<const int> retained, std::span<const int> resident) const;
+
+  // A lower bound on the latency of one tile_w x tile_h tile at k, wherever an order puts it,
+  // in a grid of more than one column and row (one_col / one_row: a grid of one column / row,
+  // whose tile is the whole width / height): docs/bounds.md Lemma X7. 0 for a mixed plan,
+  // unless `allow_mixed` (as for OrderFreeBound).
+  double TileBound(const SubgraphPlan& plan, int64_t k, int64_t tile_w, int64_t tile_h,
+                   bool one_col, bool one_row, std::span<const int> retained,
+                   std::span<const int> resident, bool allow_mixed = false) const;
+
   // Latency and breakdown of `plan` at granularity `g` (already checked), visiting tiles in
   // `traversal` (empty = raster; already validated), retaining `retained` (sorted tensor ids
   // produced inside) while `resident` (sorted tensor ids retained by the previous subgraph) is
