@@ -436,8 +436,9 @@ class StepEvaluator {
     for (const auto& [r, row_count] : rows) {
       for (const auto& [c, col_count] : cols) {
         double first = std::numeric_limits<double>::infinity();
+        const int64_t row = r, col = c;  // clang cannot capture structured bindings
         auto consider = [&](int64_t pr, int64_t pc) {
-          const StepResult s = FirstStep(r, c, pr, pc, &unused_work);
+          const StepResult s = FirstStep(row, col, pr, pc, &unused_work);
           first = std::min(first, StepLatency(s.compute, s.load, s.store, bandwidth_));
         };
         if (nc > 1) consider(r, c == 0 ? 1 : c - 1);
