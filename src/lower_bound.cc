@@ -28,6 +28,7 @@
 #include "tilesched/grid.h"
 #include "tilesched/lower_bound_phase.h"
 #include "tilesched/lower_bound_capacity.h"
+#include "tilesched/lower_bound_shared.h"
 #include "tilesched/max_flow.h"
 
 namespace tilesched {
@@ -100,6 +101,10 @@ struct RoleSet {
 // Which operand slot of a MatMul (Pointwise inputs all behave alike).
 enum class Slot { kLhs, kRhs, kPointwise };
 
+// Which charges a traffic pass uses: Lemma M7's (plain), with Lemmas K1-K2 (capacity), or with
+// Lemma S1 and its companions S2-S3 (shared).
+enum class Variant { kPlain, kCapacity, kShared };
+
 // What every subgraph guarantees of an op as a split root (Lemma M3).
 struct RootInfo {
   bool forced = false;  // at least two k-steps per tile whenever an operand is streamed
@@ -167,12 +172,15 @@ class TrafficBound {
   // Without them every charge of op c is a load of c's first subgraph (Lemma G1).
   // `own_kinds` (optional, per op a bit per RoleKey): the kind pairs op o's own charge may
   // take (Lemma G3); the others still price o computed inside its readers.
-  // `capacity_aware`: Lemmas K1-K2 (charges minimized over the tiles that fit; the load of a
-  // graph input read by several ops is charged to the split roots that read it).
+  // `variant`: kCapacity adds Lemmas K1-K2 (charges minimized over the tiles that fit; the load
+  // of a graph input read by several ops is charged to the split roots that read it); kShared
+  // adds Lemmas S1-S3 (loads of shared graph inputs split by footprints, Lemma M4 sharpened,
+  // roles whose graph-input slice cannot fit dropped).
   TrafficBound(const Problem& problem, const CostModes& modes, bool with_stores = true,
-               std::vector<uint16_t> own_kinds = {}, bool capacity_aware = false)
+               std::vector<uint16_t> own_kinds = {}, Variant variant = Variant::kPlain)
       : p_(problem), modes_(modes), g_(problem.graph()), hw_(problem.hardware()),
-        with_stores_(with_stores), own_kinds_(std::move(own_kinds)), capacity_aware_(capacity_aware) {}
+        with_stores_(with_stores), own_kinds_(std::move(own_kinds)),
+        capacity_aware_(variant == Variant::kCapacity), shared_(variant == Variant::kShared) {}
 
   double Run() {
     const int n = p_.num_ops();
@@ -193,6 +201,7 @@ class TrafficBound {
     BuildRoles();
     BuildReachability();
     BuildShares();
+    if (shared_) plan_ = PlanSharedInputs(p_, alpha_load_);
     cost_first_.assign(static_cast<size_t>(n), {});
     cost_weak_.assign(static_cast<size_t>(n), {});
     chi_.assign(static_cast<size_t>(n), 0);
@@ -416,7 +425,11 @@ class TrafficBound {
     // A tile range of t along an axis means t spans the grid along it.
     if (along_rows && r.grid_h >= 0 && tensor.height != r.grid_h) return false;
     if (!along_rows && r.grid_w >= 0 && tensor.width != r.grid_w) return false;
+    // Lemma S2: when c's slice spans t's whole extent along the other axis, an identical slice
+    // needs that whole extent too, which no tile range or k-slice has here.
+    const bool full_other = shared_ && FullAlongOther(c, t, slot, r, along_rows);
     auto tile_capable = [&](int op, Slot s) {
+      if (full_other) return TileWithFull(op, s, along_rows);
       if (p_.op(op).type == OpType::kPointwise) return true;
       return along_rows ? s == Slot::kLhs : s == Slot::kRhs;
     };
@@ -430,21 +443,138 @@ class TrafficBound {
     return multi_role_[static_cast<size_t>(c)] && tile_capable(c, slot);
   }
 
-  // Lemma M3/M4: how many times over the elements of t a subgraph where `c` (role r) reads t in
-  // `slot` must load, when t comes from slow memory.
-  double Multiplier(int c, int t, Slot slot, const Role& r, bool first) const {
+  // Lemma S2's premise: c's slice of t (role r, `slot`) spans t's whole extent along the axis
+  // other than `along_rows`, longer than a tile range (rule 3.4: at most native) and than a
+  // k-slice (at most native k under k_limit=native; under k_limit=reduction nothing is claimed).
+  bool FullAlongOther(int c, int t, Slot slot, const Role& r, bool along_rows) const {
+    if (modes_.k_limit != KLimit::kNative) return false;
     const Role d = Demanded(p_.op(c).type, slot, r, Root(c));
-    const double rows_grid = r.grid_h > 0 ? static_cast<double>(CeilDiv(r.grid_h, hw_.native_h)) : 1;
-    const double cols_grid = r.grid_w > 0 ? static_cast<double>(CeilDiv(r.grid_w, hw_.native_w)) : 1;
+    const DimKind other = along_rows ? d.cols : d.rows;
+    const int64_t extent = along_rows ? p_.tensor(t).width : p_.tensor(t).height;
+    const int64_t tile = along_rows ? hw_.native_w : hw_.native_h;
+    return other == DimKind::kFull && extent > std::max(tile, hw_.native_k());
+  }
+
+  // Lemma S2: can op `op` demand the tensor it reads in slot s with a tile range along rows
+  // (`along_rows`) or columns and the full extent along the other axis, in some role (M2)?
+  bool TileWithFull(int op, Slot s, bool along_rows) const {
+    for (const Role& rho : roles_[static_cast<size_t>(op)].roles) {
+      const Role d = Demanded(p_.op(op).type, s, rho, Root(op));
+      const DimKind mine = along_rows ? d.rows : d.cols;
+      const DimKind other = along_rows ? d.cols : d.rows;
+      if (mine == DimKind::kTile && other == DimKind::kFull) return true;
+    }
+    return false;
+  }
+
+  // Lemma M3/M4: the grid axes along which a subgraph where `c` (role r) reads t in `slot` loads
+  // all of t again (once per grid row, per grid column, or per tile), when t comes from slow
+  // memory.
+  struct Streaming {
+    bool per_row = false;
+    bool per_col = false;
+  };
+  Streaming StreamedBy(int c, int t, Slot slot, const Role& r, bool first) const {
+    const Role d = Demanded(p_.op(c).type, slot, r, Root(c));
     const bool rows_streamed = d.rows == DimKind::kSlice && d.rows_stream &&
                                !MayCoincide(c, t, slot, r, /*along_rows=*/true, first);
     const bool cols_streamed = d.cols == DimKind::kSlice && d.cols_stream &&
                                !MayCoincide(c, t, slot, r, /*along_rows=*/false, first);
-    if (d.rows == DimKind::kTile && cols_streamed) return cols_grid;
-    if (d.cols == DimKind::kTile && rows_streamed) return rows_grid;
-    if (d.cols == DimKind::kFull && rows_streamed) return rows_grid * cols_grid;
-    if (d.rows == DimKind::kFull && cols_streamed) return rows_grid * cols_grid;
-    return 1;
+    if (d.rows == DimKind::kTile && cols_streamed) return {false, true};
+    if (d.cols == DimKind::kTile && rows_streamed) return {true, false};
+    if (d.cols == DimKind::kFull && rows_streamed) return {true, true};
+    if (d.rows == DimKind::kFull && cols_streamed) return {true, true};
+    return {};
+  }
+
+  // Lemma M3/M4: how many times over the elements of t a subgraph where `c` (role r) reads t in
+  // `slot` must load, when t comes from slow memory.
+  double Multiplier(int c, int t, Slot slot, const Role& r, bool first) const {
+    const Streaming s = StreamedBy(c, t, slot, r, first);
+    const double rows_grid = r.grid_h > 0 ? static_cast<double>(CeilDiv(r.grid_h, hw_.native_h)) : 1;
+    const double cols_grid = r.grid_w > 0 ? static_cast<double>(CeilDiv(r.grid_w, hw_.native_w)) : 1;
+    return (s.per_row ? rows_grid : 1) * (s.per_col ? cols_grid : 1);
+  }
+
+  // Lemma S3: a graph input is loaded wherever it is read (never produced, never resident, rule
+  // 3.6), so in role r op c holds its slice of each graph input (full extents whole, other
+  // dimensions at least 1) next to at least one element of tile buffer or retained sink (rule
+  // 3.8); a role where that exceeds the capacity never occurs.
+  bool GraphInputSlicesFit(int c, const Role& r) const {
+    const Op& op = p_.op(c);
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const int t = op.inputs[i];
+      if (p_.producer(t) >= 0) continue;
+      const Slot slot = op.type == OpType::kPointwise ? Slot::kPointwise : i == 0 ? Slot::kLhs : Slot::kRhs;
+      const Role d = Demanded(op.type, slot, r, Root(c));
+      const Tensor& tensor = p_.tensor(t);
+      const double slice = (d.rows == DimKind::kFull ? static_cast<double>(tensor.height) : 1) *
+                           (d.cols == DimKind::kFull ? static_cast<double>(tensor.width) : 1);
+      if (slice > static_cast<double>(hw_.fast_memory_capacity - 1)) return false;
+    }
+    return true;
+  }
+
+  // The slice of tensor v demanded in kinds d at the first step of tile 0 (Lemma S1).
+  FootprintTerm SliceTerm(int v, const Role& d) const {
+    const Tensor& tensor = p_.tensor(v);
+    FootprintTerm term;
+    term.rows_tile = d.rows == DimKind::kTile;
+    term.rows = d.rows == DimKind::kFull ? tensor.height : 1;
+    term.cols_tile = d.cols == DimKind::kTile;
+    term.cols = d.cols == DimKind::kFull ? tensor.width : 1;
+    return term;
+  }
+
+  // Lemma S1: the charge of operand x, at position `pos` of MatMul c in role r, when the tensor
+  // t at the other position is split: each way x can arrive (costs as Lemma M7; +infinity when
+  // impossible) plus that arrival's footprint's share of t's loads, the least of them.
+  double SharedArrival(int c, const Role& r, int pos, double loaded, double resident, double inside,
+                       bool first) const {
+    const Op& op = p_.op(c);
+    const int x = op.inputs[static_cast<size_t>(pos)];
+    const int t = op.inputs[static_cast<size_t>(1 - pos)];
+    const std::vector<int>& owned = plan_.owned[static_cast<size_t>(c)][static_cast<size_t>(1 - pos)];
+    const Streaming s = StreamedBy(c, t, pos == 0 ? Slot::kRhs : Slot::kLhs, r, first);
+    FootprintGrid grid;
+    grid.grid_h = r.grid_h;
+    grid.grid_w = r.grid_w;
+    grid.native_h = hw_.native_h;
+    grid.native_w = hw_.native_w;
+    grid.per_row = s.per_row;
+    grid.per_col = s.per_col;
+    const double per_element = static_cast<double>(Size(t)) / static_cast<double>(hw_.fast_memory_capacity - 1);
+    auto share = [&](const std::vector<FootprintTerm>& terms) { return per_element * MinFootprintLoad(terms, grid); };
+    const bool owns_x = std::find(owned.begin(), owned.end(), x) != owned.end();
+    const Role dx = Demanded(op.type, pos == 0 ? Slot::kLhs : Slot::kRhs, r, Root(c));
+    std::vector<FootprintTerm> terms;
+    if (owns_x) terms.push_back(SliceTerm(x, dx));
+    double best = loaded + share(terms);
+    if (resident == 0) {
+      terms.clear();
+      if (owns_x) terms.push_back({false, Size(x), false, 1});
+      best = std::min(best, share(terms));
+    }
+    if (inside >= 0) {
+      // The producer p computes x's demanded region at that step and needs its own operands'
+      // slices there: the graph inputs among them are loaded (produced ones may be computed
+      // inside too and are not counted).
+      const Op& p = p_.op(p_.producer(x));
+      terms.clear();
+      for (int v : owned) {
+        if (v == x || p_.producer(v) >= 0) continue;
+        const auto at = std::find(p.inputs.begin(), p.inputs.end(), v);
+        if (at == p.inputs.end()) continue;
+        const bool second = p.type == OpType::kMatMul && p.inputs[0] == p.inputs[1];
+        if (second) continue;
+        const Slot slot = p.type == OpType::kPointwise ? Slot::kPointwise
+                          : at == p.inputs.begin()     ? Slot::kLhs
+                                                       : Slot::kRhs;
+        terms.push_back(SliceTerm(v, Demanded(p.type, slot, dx, Root(p_.producer(x)))));
+      }
+      best = std::min(best, inside + share(terms));
+    }
+    return best;
   }
 
   // The charge of op c in role r (Lemmas M2-M7): per distinct operand the cheapest way it can
@@ -452,6 +582,7 @@ class TrafficBound {
   // excludes descendants); otherwise c is recomputed there and only its loads count.
   double OpCost(int c, const Role& r, bool first) const {
     const Op& op = p_.op(c);
+    if (shared_ && !GraphInputSlicesFit(c, r)) return std::numeric_limits<double>::infinity();
     double total = 0;
     std::vector<int> done;
     // Lemma K1's view of the same operands (one slot each; otherwise K1 is not used).
@@ -475,10 +606,14 @@ class TrafficBound {
       const bool root = op.type == OpType::kMatMul && r.rows == DimKind::kTile && r.cols == DimKind::kTile;
       const bool shared = capacity_aware_ && producer < 0 && ReaderCount(t) >= 2;
       if (shared && !root) load = 0;
+      // Lemma S1: a split input's loads are charged through its readers' footprints only.
+      if (shared_ && plan_.split[static_cast<size_t>(t)]) load = 0;
       const double store = producer >= 0 && first && with_stores_ ? alpha_store_[static_cast<size_t>(t)] * size : 0;
-      double best = load * multiplier + store;
+      const double loaded = load * multiplier + store;
+      double best = loaded;
       // Resident: retained by the previous subgraph, so it fits with room to spare.
-      if (producer >= 0 && Size(t) < hw_.fast_memory_capacity) best = 0;
+      const bool can_reside = producer >= 0 && Size(t) < hw_.fast_memory_capacity;
+      if (can_reside) best = 0;
       // Computed inside by its producer (Lemma M5).
       double inside = -1;
       if (producer >= 0) {
@@ -499,6 +634,13 @@ class TrafficBound {
           const double excess = std::max(0.0, first_cost - chi_[static_cast<size_t>(producer)]);
           inside = beta * std::min(excess, weak_cost);
           best = std::min(best, inside);
+        }
+      }
+      if (shared_ && op.type == OpType::kMatMul && slots.size() == 1) {
+        const int pos = slots[0] == Slot::kLhs ? 0 : 1;
+        if (!plan_.owned[static_cast<size_t>(c)][static_cast<size_t>(1 - pos)].empty()) {
+          const double resident = can_reside ? 0 : std::numeric_limits<double>::infinity();
+          best = SharedArrival(c, r, pos, loaded, resident, inside, first);
         }
       }
       total += best;
@@ -557,6 +699,8 @@ class TrafficBound {
   const bool with_stores_;
   const std::vector<uint16_t> own_kinds_;
   const bool capacity_aware_;
+  const bool shared_;
+  SharedPlan plan_;
   std::vector<std::vector<Use>> uses_;
   std::vector<RoleSet> roles_;
   std::vector<std::vector<int>> fusable_;
@@ -646,9 +790,9 @@ struct MixedPass {
 // Lemmas G1-G3 once. `own_kinds` restricts each op's own charge (Lemma G3, empty: none); the
 // pass is valid only when its excess_l is at most the threshold own_kinds was built with.
 MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vector<uint16_t> own_kinds,
-                       bool capacity_aware) {
+                       Variant variant) {
   const int n = problem.num_ops();
-  TrafficBound tb(problem, modes, /*with_stores=*/false, std::move(own_kinds), capacity_aware);
+  TrafficBound tb(problem, modes, /*with_stores=*/false, std::move(own_kinds), variant);
   tb.Run();
   const Graph& g = problem.graph();
   const double bandwidth = problem.hardware().slow_memory_bandwidth;
@@ -756,18 +900,18 @@ std::vector<uint16_t> CheapKinds(const Problem& problem, const CostModes& modes,
 
 namespace {
 
-double MixedBound(const Problem& problem, const CostModes& modes, bool capacity_aware) {
+double MixedBound(const Problem& problem, const CostModes& modes, Variant variant) {
   if (problem.num_ops() > kMaxMixedOps) return 0;
   // Without restricted charges the pass is always valid. A restricted pass built with
   // threshold X is valid when its own L excess is at most X; X is raised to the excess seen.
-  const MixedPass open = RunMixedPass(problem, modes, {}, capacity_aware);
+  const MixedPass open = RunMixedPass(problem, modes, {}, variant);
   double best = open.bound;
   double threshold = open.excess_l;
   TrafficBound unrestricted(problem, modes, /*with_stores=*/false);
   unrestricted.Run();
   for (int attempt = 0; attempt < 4; ++attempt) {
     const MixedPass pass =
-        RunMixedPass(problem, modes, CheapKinds(problem, modes, unrestricted, threshold), capacity_aware);
+        RunMixedPass(problem, modes, CheapKinds(problem, modes, unrestricted, threshold), variant);
     if (pass.excess_l <= threshold) best = std::max(best, pass.bound);
     if (pass.excess_l == threshold) break;
     threshold = pass.excess_l;
@@ -778,13 +922,17 @@ double MixedBound(const Problem& problem, const CostModes& modes, bool capacity_
 }  // namespace
 
 double MixedLowerBound(const Problem& problem, const CostModes& modes) {
-  return MixedBound(problem, modes, /*capacity_aware=*/false);
+  return MixedBound(problem, modes, Variant::kPlain);
 }
 
 double CapacityLowerBound(const Problem& problem, const CostModes& modes) {
-  const double traffic = TrafficBound(problem, modes, /*with_stores=*/true, {}, /*capacity_aware=*/true).Run();
-  return std::max(traffic / problem.hardware().slow_memory_bandwidth,
-                  MixedBound(problem, modes, /*capacity_aware=*/true));
+  const double traffic = TrafficBound(problem, modes, /*with_stores=*/true, {}, Variant::kCapacity).Run();
+  return std::max(traffic / problem.hardware().slow_memory_bandwidth, MixedBound(problem, modes, Variant::kCapacity));
+}
+
+double SharedLowerBound(const Problem& problem, const CostModes& modes) {
+  const double traffic = TrafficBound(problem, modes, /*with_stores=*/true, {}, Variant::kShared).Run();
+  return std::max(traffic / problem.hardware().slow_memory_bandwidth, MixedBound(problem, modes, Variant::kShared));
 }
 
 double TrafficLowerBound(const Problem& problem, const CostModes& modes) {
@@ -805,6 +953,7 @@ LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes) {
   bounds.mixed = MixedLowerBound(problem, modes);
   bounds.phase = PhaseLowerBound(problem, modes);
   bounds.capacity = CapacityLowerBound(problem, modes);
+  bounds.shared = SharedLowerBound(problem, modes);
   return bounds;
 }
 

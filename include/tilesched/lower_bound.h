@@ -12,6 +12,8 @@
 //   mixed:   per subgraph the larger of compute and traffic (padded tiles, loads of first
 //            subgraphs), summed over the best grouping the graph allows (Lemmas C2, G1);
 //   capacity: traffic and mixed again with charges minimized over the tiles that fit (K1).
+//   shared:   traffic and mixed again with the loads of a shared graph input split by what each
+//             reader holds in fast memory (Lemmas S1-S3).
 // Any schedule's total is at least each of them, since a step costs at least its compute and
 // at least its traffic; best() is the largest.
 #ifndef TILESCHED_LOWER_BOUND_H_
@@ -31,11 +33,13 @@ struct LowerBounds {
   double mixed = 0;
   double phase = 0;     // Lemmas P1-P6 (src/lower_bound_phase.cc)
   double capacity = 0;  // traffic and mixed with Lemma K1's capacity-aware charges
+  double shared = 0;    // traffic and mixed with Lemmas S1-S3 (src/lower_bound_shared.cc)
   double best() const {
     double m = compute > io ? compute : io;
     m = traffic > m ? traffic : m;
     m = phase > m ? phase : m;
     m = capacity > m ? capacity : m;
+    m = shared > m ? shared : m;
     return mixed > m ? mixed : m;
   }
   // The bound of the first release (compute or graph I/O), kept because the beam search
@@ -58,6 +62,10 @@ double MixedLowerBound(const Problem& problem, const CostModes& modes);
 // Lemma K1 of docs/bounds.md: the traffic and mixed bounds with every charge minimized over the
 // tiles whose working set fits (not only the native tile); the larger of the two.
 double CapacityLowerBound(const Problem& problem, const CostModes& modes);
+
+// Lemmas S1-S3 of docs/bounds.md: the traffic and mixed bounds with the loads of a graph input
+// shared by MatMuls split by what each reader holds in fast memory; the larger of the two.
+double SharedLowerBound(const Problem& problem, const CostModes& modes);
 
 LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes);
 
