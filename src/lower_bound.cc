@@ -565,8 +565,8 @@ class TrafficBound {
         if (v == x || p_.producer(v) >= 0) continue;
         const auto at = std::find(p.inputs.begin(), p.inputs.end(), v);
         if (at == p.inputs.end()) continue;
-        const bool second = p.type == OpType::kMatMul && p.inputs[0] == p.inputs[1];
-        if (second) continue;
+        // A MatMul reading v in both positions: either slice would do; none is claimed.
+        if (p.type == OpType::kMatMul && p.inputs[0] == p.inputs[1]) continue;
         const Slot slot = p.type == OpType::kPointwise ? Slot::kPointwise
                           : at == p.inputs.begin()     ? Slot::kLhs
                                                        : Slot::kRhs;
@@ -931,6 +931,10 @@ double CapacityLowerBound(const Problem& problem, const CostModes& modes) {
 }
 
 double SharedLowerBound(const Problem& problem, const CostModes& modes) {
+  // A split input needs a reader owning an operand that can be resident, whatever alpha is
+  // (alpha > 0); without one Lemma S1 changes nothing and the part is not computed (0).
+  const SharedPlan any = PlanSharedInputs(problem, std::vector<double>(static_cast<size_t>(problem.num_tensors()), 0));
+  if (std::none_of(any.split.begin(), any.split.end(), [](bool split) { return split; })) return 0;
   const double traffic = TrafficBound(problem, modes, /*with_stores=*/true, {}, Variant::kShared).Run();
   return std::max(traffic / problem.hardware().slow_memory_bandwidth, MixedBound(problem, modes, Variant::kShared));
 }

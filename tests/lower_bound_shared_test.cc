@@ -1,8 +1,9 @@
 // Lemmas S1-S3 of docs/bounds.md (the part `shared`: a graph input shared by MatMuls whose other
-// operands crowd the fast memory): the least footprint-weighted load by hand, a small problem
-// computed by hand and checked against the enumerator, and a brute-force family (several MatMuls
-// reading one graph input, their other operands produced tensors that fit alone but not two
-// together) in all eight modes, where the shared part must often be strictly the largest.
+// operands crowd the fast memory): the least footprint-weighted load by hand; a small problem and
+// benchmark 13 in miniature computed by hand and checked against the enumerator; and a brute-force
+// family (several MatMuls reading one graph input, their other operands produced tensors that fit
+// alone but not two together) in all eight modes, where the shared part must often be strictly
+// the largest.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -113,21 +114,46 @@ TEST(SharedLowerBound, HandComputedTwoChains) {
   }
 }
 
-// Lemma S3: a role whose graph-input slice cannot fit never occurs. X (1 x 6) -> MatMul with
-// V (6 x 6) -> A -> MatMul with W (6 x 1): A's inner role (tile, full) would need all of V
-// (36 elements) at once; with capacity 30 only the split-root role of the first MatMul is
-// possible, which re-streams X per grid column. The bound stays below the enumerator's optimum.
-TEST(SharedLowerBound, UnfittableGraphInputSliceDropsTheRole) {
-  ProblemBuilder b(/*capacity=*/30, /*bandwidth=*/1, /*native=*/2);
-  const int x = b.Tensor(1, 6), v = b.Tensor(6, 6), a = b.Tensor(1, 6), w = b.Tensor(6, 1), o = b.Tensor(1, 1);
-  b.MatMul(x, v, a, 0.001);
-  b.MatMul(a, w, o, 0.001);
+// Benchmark 13 in miniature: two chains T_i (2 x 6) @ W0 (6 x 6) -> A_i @ W1 (6 x 6) -> B_i @ v_i
+// (6 x 2), outputs summed; native 2, capacity 20 (an A_i of 12 fits, two do not). Lemma S3
+// drops the first MatMul's role under the third (all 36 elements of W0 at once), Lemma S2 keeps
+// W0 re-streamed in its role under the second, and S1 splits W1. The part must be the largest
+// and stay below the enumerator's optimum in every mode. By hand (K = 6 > 2: three k-steps; W0
+// is not split, its readers' other operands being graph inputs; W1 is, 12/19 > 1/2):
+//   - first MatMul as a split root (grid 2 x 6): T_i re-streamed per grid column, 3 x 12 = 36,
+//     plus half of W0 once, 18: 54 (under the second MatMul: T_i once 12 + W0 re-streamed
+//     3 x 18 = 66; under the third: impossible);
+//   - second MatMul, A_i resident: 36 x 12/19 = 432/19 (as a root, W1 once per grid row, R = 1
+//     at h' = 2; under the third MatMul, per tile, R = C = 1 at the 2 x 2 tile); loaded or
+//     computed inside costs more (48 + 36 x 2/19, and 66 - 54 + 36 x 12/19);
+//   - third MatMul: v_i once, 12 (B_i resident); the sum: its output, 4, written.
+// 2 x (54 + 432/19 + 12) + 4 = 3448/19 = 181.47; the other parts give 124.
+TEST(SharedLowerBound, BenchmarkThirteenInMiniature) {
+  ProblemBuilder b(/*capacity=*/20, /*bandwidth=*/1, /*native=*/2);
+  const int w0 = b.Tensor(6, 6), w1 = b.Tensor(6, 6);
+  std::vector<int> outs;
+  for (int i = 0; i < 2; ++i) {
+    const int t = b.Tensor(2, 6), a = b.Tensor(2, 6), bb = b.Tensor(2, 6), v = b.Tensor(6, 2), o = b.Tensor(2, 2);
+    b.MatMul(t, w0, a, 1);
+    b.MatMul(a, w1, bb, 1);
+    b.MatMul(bb, v, o, 1);
+    outs.push_back(o);
+  }
+  b.Pointwise({outs[0], outs[1]}, b.Tensor(2, 2), 0.1);
   const Problem p = b.Build();
   for (const CostModes& m : AllModes()) {
+    const LowerBounds bounds = ComputeLowerBounds(p, m);
     const testing::BruteForceResult optimum = testing::BruteForceOptimum(p, m);
     ASSERT_TRUE(optimum.error.empty()) << optimum.error;
     ASSERT_TRUE(optimum.found);
-    EXPECT_LE(ComputeLowerBounds(p, m).best(), optimum.total * (1 + 1e-9)) << ModesString(m);
+    std::printf("miniature benchmark 13, %s: shared %.4f, others %.4f, optimum %.4f\n", ModesString(m).c_str(),
+                bounds.shared,
+                std::max({bounds.compute, bounds.io, bounds.traffic, bounds.mixed, bounds.phase, bounds.capacity}),
+                optimum.total);
+    EXPECT_LE(bounds.best(), optimum.total * (1 + 1e-9)) << ModesString(m);
+    if (m.k_limit == KLimit::kNative) {
+      EXPECT_NEAR(bounds.shared, /*2x(54+432/19+12)+4=*/181.473684211, 1e-6) << ModesString(m);
+    }
   }
 }
 
@@ -142,7 +168,8 @@ Problem SharedFamilyProblem(uint64_t seed) {
   const int64_t rows = pick({1, 2, native, native + 1});
   const int64_t k = pick({native, native + 1, 2 * native});
   const int64_t cols = pick({2, 3, 4});
-  const int readers = 2 + static_cast<int>(rng() % 2);
+  const bool consumer = rng() % 3 == 0;
+  const int readers = consumer ? 2 : 2 + static_cast<int>(rng() % 2);
   const bool rhs_side = rng() % 4 == 0;  // A_i read as RHS: W (cols x k) @ A_i (k x rows)
   const int64_t size_a = rows * k;
   const int64_t capacity = std::max<int64_t>(4, pick({size_a + 1, size_a + 2, size_a + k, (3 * size_a) / 2 + 1, 2 * size_a}));
@@ -169,23 +196,37 @@ Problem SharedFamilyProblem(uint64_t seed) {
       const int v = producer_kind == 2 ? v_shared : b.Tensor(k0, k);
       b.MatMul(x, v, a, cost);
     }
-    const int out = rhs_side ? b.Tensor(cols, rows) : b.Tensor(rows, cols);
+    int out = rhs_side ? b.Tensor(cols, rows) : b.Tensor(rows, cols);
     if (rhs_side) {
       b.MatMul(w, a, out, static_cast<double>(pick({1, 4})));
     } else {
       b.MatMul(a, w, out, static_cast<double>(pick({1, 4})));
     }
+    // Sometimes a third MatMul reads the output along its reduction (inner roles of the reader,
+    // as benchmark 13's B_i @ v_i).
+    if (consumer) {
+      const int u = rhs_side ? b.Tensor(1, cols) : b.Tensor(cols, 1);
+      const int next = rhs_side ? b.Tensor(1, rows) : b.Tensor(rows, 1);
+      if (rhs_side) {
+        b.MatMul(u, out, next, static_cast<double>(pick({1, 4})));
+      } else {
+        b.MatMul(out, u, next, static_cast<double>(pick({1, 4})));
+      }
+      out = next;
+    }
     outs.push_back(out);
   }
   if (rng() % 3 == 0) {
-    const int sum = rhs_side ? b.Tensor(cols, rows) : b.Tensor(rows, cols);
+    const int64_t out_rows = rhs_side ? (consumer ? 1 : cols) : rows;
+    const int64_t out_cols = rhs_side ? rows : (consumer ? 1 : cols);
+    const int sum = b.Tensor(out_rows, out_cols);
     b.Pointwise({outs[0], outs[1]}, sum, 1);
   }
   return b.Build();
 }
 
 TEST(SharedLowerBound, BelowBruteForceOptimumWhereItIsTheLargestPart) {
-  const int problems = testing::kInstrumentedBuild ? 6 : 36;
+  const int problems = testing::kInstrumentedBuild ? 6 : 40;
   testing::BruteForceLimits limits;
   limits.full_cost_calls = 10000;
   limits.max_cost_calls = 400000;

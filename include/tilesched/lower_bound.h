@@ -64,7 +64,8 @@ double MixedLowerBound(const Problem& problem, const CostModes& modes);
 double CapacityLowerBound(const Problem& problem, const CostModes& modes);
 
 // Lemmas S1-S3 of docs/bounds.md: the traffic and mixed bounds with the loads of a graph input
-// shared by MatMuls split by what each reader holds in fast memory; the larger of the two.
+// shared by MatMuls split by what each reader holds in fast memory; the larger of the two, or 0
+// when no graph input can be split.
 double SharedLowerBound(const Problem& problem, const CostModes& modes);
 
 LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes);
