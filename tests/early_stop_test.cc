@@ -72,7 +72,7 @@ TEST(BoundCommand, PrintsTheBoundAsJson) {
   const testing::ToolRun run = testing::RunTool({TILESCHED_BINARY, "bound", problem, "--json"}, dir.path());
   ASSERT_EQ(run.code, 0) << run.err;
   for (const char* key : {"\"lower_bound\": 367001.6", "\"compute\": 112000.0", "\"traffic\":",
-                          "\"io\":", "\"time_s\":", "\"rules\": \"contest\"",
+                          "\"io\":", "\"shared\":", "\"time_s\":", "\"rules\": \"contest\"",
                           "\"matmul_reduction\": \"full_k\"", "\"k_limit\": \"native\""}) {
     EXPECT_NE(run.out.find(key), std::string::npos) << key << " in\n" << run.out;
   }

@@ -122,7 +122,7 @@ TEST(SharedLowerBound, HandComputedTwoChains) {
 // is not split, its readers' other operands being graph inputs; W1 is, 12/19 > 1/2):
 //   - first MatMul as a split root (grid 2 x 6): T_i re-streamed per grid column, 3 x 12 = 36,
 //     plus half of W0 once, 18: 54 (under the second MatMul: T_i once 12 + W0 re-streamed
-//     3 x 18 = 66; under the third: impossible);
+//     3 x 18 = 66 by S2; under the third: impossible by S3; without them both would be 12 + 18);
 //   - second MatMul, A_i resident: 36 x 12/19 = 432/19 (as a root, W1 once per grid row, R = 1
 //     at h' = 2; under the third MatMul, per tile, R = C = 1 at the 2 x 2 tile); loaded or
 //     computed inside costs more (48 + 36 x 2/19, and 66 - 54 + 36 x 12/19);
