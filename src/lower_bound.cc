@@ -167,7 +167,7 @@ class TrafficBound {
   // Without them every charge of op c is a load of c's first subgraph (Lemma G1).
   // `own_kinds` (optional, per op a bit per RoleKey): the kind pairs op o's own charge may
   // take (Lemma G3); the others still price o computed inside its readers.
-  // `capacity_aware`: Lemmas K1-K2 (charges minimized over the tiles that fit; the load of a
+  // `capacity_aware`: Lemmas K1-K3 (charges minimized over the tiles that fit; the load of a
   // graph input read by several ops is charged to the split roots that read it).
   TrafficBound(const Problem& problem, const CostModes& modes, bool with_stores = true,
                std::vector<uint16_t> own_kinds = {}, bool capacity_aware = false)
@@ -430,6 +430,37 @@ class TrafficBound {
     return multi_role_[static_cast<size_t>(c)] && tile_capable(c, slot);
   }
 
+  // Lemma K3: in a subgraph where split root c reads t in `slot`, no demand of t other than
+  // this one can be a k-slice along t's tile dimension (rows for the LHS, columns for the RHS).
+  // Every reader has one of its Lemma M2 roles; c itself has a second role in one subgraph only
+  // with a fan-out downstream (Lemma M4).
+  bool TileDistinct(int c, int t, Slot slot) const {
+    const bool along_rows = slot == Slot::kLhs;
+    for (const Use& u : uses_[static_cast<size_t>(t)]) {
+      for (const Role& role : roles_[static_cast<size_t>(u.op)].roles) {
+        const bool root = role.rows == DimKind::kTile && role.cols == DimKind::kTile;
+        if (u.op == c && u.slot == slot && (root || !multi_role_[static_cast<size_t>(c)])) continue;
+        const Role d = Demanded(p_.op(u.op).type, u.slot, role, Root(u.op));
+        if ((along_rows ? d.rows : d.cols) == DimKind::kSlice) return false;
+      }
+    }
+    return true;
+  }
+
+  // Lemma K2: the split roots reading t in one subgraph with c all have the grid's shape, which
+  // is c's output shape (a split root's output region is the tile, SPEC 4).
+  int SameShapeMatMulReaders(int c, int t) const {
+    const Tensor& out = p_.tensor(p_.op(c).output);
+    std::vector<int> readers;
+    for (const Use& u : uses_[static_cast<size_t>(t)]) {
+      const Op& reader = p_.op(u.op);
+      const Tensor& shape = p_.tensor(reader.output);
+      if (reader.type != OpType::kMatMul || shape.height != out.height || shape.width != out.width) continue;
+      if (std::find(readers.begin(), readers.end(), u.op) == readers.end()) readers.push_back(u.op);
+    }
+    return static_cast<int>(readers.size());
+  }
+
   // Lemma M3/M4: how many times over the elements of t a subgraph where `c` (role r) reads t in
   // `slot` must load, when t comes from slow memory.
   double Multiplier(int c, int t, Slot slot, const Role& r, bool first) const {
@@ -519,7 +550,10 @@ class TrafficBound {
       k1.rows_coincide = MayCoincide(c, t, slots[0], r, /*along_rows=*/true, first);
       k1.cols_coincide = MayCoincide(c, t, slots[0], r, /*along_rows=*/false, first);
       k1.load = shared && root ? size : load;
-      k1.shared_readers = shared && root ? static_cast<int>(std::lround(1 / alpha_load_[static_cast<size_t>(t)])) : 0;
+      k1.shared_readers = shared && root ? std::min(static_cast<int>(std::lround(1 / alpha_load_[static_cast<size_t>(t)])),
+                                                    SameShapeMatMulReaders(c, t))
+                                         : 0;
+      k1.tile_distinct = root && slots[0] != Slot::kPointwise && TileDistinct(c, t, slots[0]);
       k1.store = store;
       k1.size = size;
       k1.can_reside = producer >= 0;

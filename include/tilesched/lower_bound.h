@@ -11,7 +11,7 @@
 //            that cross subgraphs, and the graph outputs, divided by the bandwidth;
 //   mixed:   per subgraph the larger of compute and traffic (padded tiles, loads of first
 //            subgraphs), summed over the best grouping the graph allows (Lemmas C2, G1);
-//   capacity: traffic and mixed again with charges minimized over the tiles that fit (K1).
+//   capacity: traffic and mixed again with charges minimized over the tiles that fit (K1-K3).
 // Any schedule's total is at least each of them, since a step costs at least its compute and
 // at least its traffic; best() is the largest.
 #ifndef TILESCHED_LOWER_BOUND_H_
@@ -30,7 +30,7 @@ struct LowerBounds {
   double traffic = 0;
   double mixed = 0;
   double phase = 0;     // Lemmas P1-P6 (src/lower_bound_phase.cc)
-  double capacity = 0;  // traffic and mixed with Lemma K1's capacity-aware charges
+  double capacity = 0;  // traffic and mixed with Lemmas K1-K3 (capacity-aware charges)
   double best() const {
     double m = compute > io ? compute : io;
     m = traffic > m ? traffic : m;
