@@ -95,6 +95,13 @@ double LoadedCharge(const std::vector<CapOperand>& ops, const std::vector<Arriva
   return total;
 }
 
+// LoadedCharge plus the coupled part's compute on every tile of an R x C grid (Lemma L1).
+double Charge(const CapContext& ctx, const std::vector<CapOperand>& ops, const std::vector<Arrival>& how,
+              int64_t rows, int64_t cols, bool forced, int sharers) {
+  return LoadedCharge(ops, how, rows, cols, forced, sharers) +
+         ctx.tile_compute * static_cast<double>(rows) * static_cast<double>(cols);
+}
+
 // Lemma K3 applies: the op is a split root (its operands are demanded (T, S) and (S, T)), both
 // are loaded, neither is streamed whatever the tile (Lemma M3) and no other demand of either
 // can be a k-slice along its tile dimension. Sets the positions of the LHS and the RHS.
@@ -145,10 +152,11 @@ double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const
     for (int64_t h = h_limit; h >= 1 && best > lhs_load + rhs_load + stores; --h) {
       const int64_t w_fit = WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/false, buffers), ctx.capacity, w_limit);
       if (w_fit == 0) continue;  // a k = K step holds more than a k = 1 step
-      best = std::min(best, LoadedCharge(ops, how, Ceil(ctx.grid_h, h), Ceil(ctx.grid_w, w_fit), /*forced=*/true,
-                                         sharers));
+      best = std::min(best, Charge(ctx, ops, how, Ceil(ctx.grid_h, h), Ceil(ctx.grid_w, w_fit), /*forced=*/true,
+                                   sharers));
       const int64_t w_single = WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/true, buffers), ctx.capacity, w_limit);
-      best = stores + LeastStripCharge(ctx.grid_h, ctx.grid_w, h, w_single, lhs_load, rhs_load, best - stores);
+      best = stores + LeastStripCharge(ctx.grid_h, ctx.grid_w, h, w_single, lhs_load, rhs_load, ctx.tile_compute,
+                                       best - stores);
     }
     return best;
   }
@@ -163,7 +171,7 @@ double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const
     const int64_t cols = Ceil(ctx.grid_w, w_fit);
     const bool least = h == h_limit && cols == fewest_cols;
     if (!may_force) {
-      best = std::min(best, LoadedCharge(ops, how, rows, cols, /*forced=*/false, sharers));
+      best = std::min(best, Charge(ctx, ops, how, rows, cols, /*forced=*/false, sharers));
       if (least) break;
       continue;
     }
@@ -173,12 +181,12 @@ double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const
     const Affine single = WorkingSet(ops, how, h, /*whole_slice=*/true, buffers);
     const int64_t narrowest = Ceil(ctx.grid_w, cols);
     const bool forced = single.a + single.b * static_cast<double>(narrowest) > static_cast<double>(ctx.capacity);
-    best = std::min(best, LoadedCharge(ops, how, rows, cols, forced, sharers));
+    best = std::min(best, Charge(ctx, ops, how, rows, cols, forced, sharers));
     if (least && !forced) break;
     const int64_t w_single = WidestFit(single, ctx.capacity, w_limit);
     if (w_single > 0) {
       const int64_t cols_single = std::max(cols, Ceil(ctx.grid_w, w_single));
-      best = std::min(best, LoadedCharge(ops, how, rows, cols_single, /*forced=*/false, sharers));
+      best = std::min(best, Charge(ctx, ops, how, rows, cols_single, /*forced=*/false, sharers));
     }
   }
   return best;

@@ -42,7 +42,7 @@ double StripCharge(int64_t grid_h, int64_t grid_w, int64_t h, int64_t w, double 
 }
 
 double LeastStripCharge(int64_t grid_h, int64_t grid_w, int64_t h, int64_t w_max, double lhs_charge,
-                        double rhs_charge, double cutoff) {
+                        double rhs_charge, double tile_cost, double cutoff) {
   const int64_t rows = (grid_h + h - 1) / h;
   const double row_strip = lhs_charge / static_cast<double>(grid_h) * static_cast<double>(h);
   const double per_col = rhs_charge / static_cast<double>(grid_w);
@@ -53,19 +53,21 @@ double LeastStripCharge(int64_t grid_h, int64_t grid_w, int64_t h, int64_t w_max
   // one end of the class. Of the (R - 1)(C - 1) unsaved members at most C - 1 are the last
   // row's and R - 1 the last column's; the others are worth at least
   // min(row strip, per_col x W / C) (an unclipped column is at least W / C wide). That floor
-  // never falls as C grows, so the loop stops once it reaches the best charge found.
+  // never falls as C grows, and neither does the cost per tile, so the loop stops once it
+  // reaches the best charge found.
   for (int64_t w = w_max; w >= 1;) {
     const int64_t cols = (grid_w + w - 1) / w;
     const int64_t plain = (rows - 1) * (cols - 1) - (rows - 1) - (cols - 1);
+    const double tiles = tile_cost * static_cast<double>(rows) * static_cast<double>(cols);
     const double floor =
-        lhs_charge + rhs_charge +
+        tiles + lhs_charge + rhs_charge +
         (plain > 0 ? static_cast<double>(plain) *
                          std::min(row_strip, per_col * static_cast<double>(grid_w) / static_cast<double>(cols))
                    : 0.0);
     if (floor >= best) break;
     const int64_t narrowest = (grid_w + cols - 1) / cols;
-    best = std::min(best, StripCharge(grid_h, grid_w, h, w, lhs_charge, rhs_charge));
-    best = std::min(best, StripCharge(grid_h, grid_w, h, narrowest, lhs_charge, rhs_charge));
+    best = std::min(best, tiles + StripCharge(grid_h, grid_w, h, w, lhs_charge, rhs_charge));
+    best = std::min(best, tiles + StripCharge(grid_h, grid_w, h, narrowest, lhs_charge, rhs_charge));
     w = narrowest - 1;
   }
   return best;

@@ -11,7 +11,8 @@
 //            that cross subgraphs, and the graph outputs, divided by the bandwidth;
 //   mixed:   per subgraph the larger of compute and traffic (padded tiles, loads of first
 //            subgraphs), summed over the best grouping the graph allows (Lemmas C2, G1);
-//   capacity: traffic and mixed again with charges minimized over the tiles that fit (K1-K3).
+//   capacity: traffic and mixed again with charges minimized over the tiles that fit (K1-K3);
+//   coupled: lambda x compute + (1 - lambda) x traffic, minimized together per op (L1).
 // Any schedule's total is at least each of them, since a step costs at least its compute and
 // at least its traffic; best() is the largest.
 #ifndef TILESCHED_LOWER_BOUND_H_
@@ -31,11 +32,13 @@ struct LowerBounds {
   double mixed = 0;
   double phase = 0;     // Lemmas P1-P6 (src/lower_bound_phase.cc)
   double capacity = 0;  // traffic and mixed with Lemmas K1-K3 (capacity-aware charges)
+  double coupled = 0;   // Lemma L1: capacity-aware charges with each op's compute, per lambda
   double best() const {
     double m = compute > io ? compute : io;
     m = traffic > m ? traffic : m;
     m = phase > m ? phase : m;
     m = capacity > m ? capacity : m;
+    m = coupled > m ? coupled : m;
     return mixed > m ? mixed : m;
   }
   // The bound of the first release (compute or graph I/O), kept because the beam search
@@ -58,6 +61,11 @@ double MixedLowerBound(const Problem& problem, const CostModes& modes);
 // Lemma K1 of docs/bounds.md: the traffic and mixed bounds with every charge minimized over the
 // tiles whose working set fits (not only the native tile); the larger of the two.
 double CapacityLowerBound(const Problem& problem, const CostModes& modes);
+
+// Lemma L1 of docs/bounds.md: for each lambda of a fixed grid, lambda x compute + (1 - lambda) x
+// traffic with both minimized together per op over its roles, arrivals and fitting tiles (a
+// smaller tile pays more padded compute, SPEC 5); the largest over the grid.
+double CoupledLowerBound(const Problem& problem, const CostModes& modes);
 
 LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes);
 

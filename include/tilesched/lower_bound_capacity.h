@@ -44,6 +44,9 @@ struct CapContext {
   int64_t native_h = 0;
   int64_t native_w = 0;
   int64_t capacity = 0;
+  // Lemma L1 (coupled part): added per tile of the grid, the op's compute on one tile in
+  // element units; 0 outside the coupled part.
+  double tile_compute = 0;
 };
 
 // Lemma K1: the least charge over operand choices and fitting tiles; a negative value when no

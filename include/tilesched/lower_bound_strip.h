@@ -21,10 +21,11 @@ namespace tilesched {
 // (R - 1)(C - 1) cheapest strips among those that a move could have saved.
 double StripCharge(int64_t grid_h, int64_t grid_w, int64_t h, int64_t w, double lhs_charge, double rhs_charge);
 
-// The least of `cutoff` and StripCharge over the widths 1..w_max at height h (`cutoff` when
-// w_max < 1); widths whose charge provably reaches `cutoff` are skipped.
+// The least of `cutoff` and StripCharge plus `tile_cost` per tile of the grid, over the widths
+// 1..w_max at height h (`cutoff` when w_max < 1); widths whose charge provably reaches `cutoff`
+// are skipped.
 double LeastStripCharge(int64_t grid_h, int64_t grid_w, int64_t h, int64_t w_max, double lhs_charge,
-                        double rhs_charge, double cutoff);
+                        double rhs_charge, double tile_cost, double cutoff);
 
 }  // namespace tilesched
 
