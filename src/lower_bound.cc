@@ -943,9 +943,12 @@ double CoupledLowerBound(const Problem& problem, const CostModes& modes) {
         TrafficBound(problem, modes, /*with_stores=*/true, {}, /*capacity_aware=*/true, coupling).Run();
     return (1 - lambda) / bandwidth * charges;
   };
+  // With two or more grid classes, each at its own lambda (Lemma L2) replaces the single one
+  // (its passes cost as much).
   const double classes = ClassCoupledBound(problem, modes);
+  if (classes > 0) return classes;
   const double middle = at(0.25), lower = at(0.25 - kStep), upper = at(0.25 + kStep);
-  if (middle >= lower && middle >= upper) return std::max(classes, middle);
+  if (middle >= lower && middle >= upper) return middle;
   const double direction = lower > upper ? -kStep : kStep;
   double lambda = 0.25 + direction, best = std::max(lower, upper);
   for (int pass = 3; pass < kCoupledPasses; ++pass) {
@@ -955,7 +958,7 @@ double CoupledLowerBound(const Problem& problem, const CostModes& modes) {
     if (value <= best) break;
     best = value;
   }
-  return std::max(classes, best);
+  return best;
 }
 
 double TrafficLowerBound(const Problem& problem, const CostModes& modes) {
