@@ -55,6 +55,9 @@ double Gap(double latency, double bound) {
 
 namespace {
 
+// Lemma L1 (coupled part): Lemma K2 only for tensors with at most this many co-charging readers.
+constexpr long kCoupledSharers = 8;
+
 // Graphs above this many ops skip the bitset reachability of Lemma M6 (quadratic memory).
 constexpr int kMaxReachOps = 4096;
 
@@ -160,6 +163,18 @@ class Bitset {
   std::vector<uint64_t> words_;
 };
 
+double RoleCompute(const Problem& p, int o, const Role& r, MatmulReduction mode);
+
+// Lemma M3: a split root with reduction K runs at least two k-steps per tile in every
+// subgraph: k <= native k < K (k_limit=native), or one step's slice of K elements plus a tile
+// buffer would not fit (k_limit=reduction).
+bool AlwaysSplit(const Problem& p, const CostModes& modes, int o) {
+  if (p.op(o).type != OpType::kMatMul) return false;
+  const int64_t k = p.reduction_extent(o);
+  if (modes.k_limit == KLimit::kNative) return k > p.hardware().native_k();
+  return k + 1 > p.hardware().fast_memory_capacity;
+}
+
 // One use of a tensor: op `op` reads it in `slot`.
 struct Use {
   int op;
@@ -172,15 +187,19 @@ class TrafficBound {
   // Without them every charge of op c is a load of c's first subgraph (Lemma G1).
   // `own_kinds` (optional, per op a bit per RoleKey): the kind pairs op o's own charge may
   // take (Lemma G3); the others still price o computed inside its readers.
-  // `variant`: kCapacity adds Lemmas K1-K2 (charges minimized over the tiles that fit; the load
+  // `variant`: kCapacity adds Lemmas K1-K3 (charges minimized over the tiles that fit; the load
   // of a graph input read by several ops is charged to the split roots that read it); kShared
   // adds Lemmas S1-S3 (loads of shared graph inputs split by footprints, Lemma M4 sharpened,
   // roles whose graph-input slice cannot fit dropped).
+  // `coupling` (Lemma L1, the coupled part, with kCapacity): every charge also counts the op's
+  // own compute in its role, times this many elements per unit of compute (0: traffic only).
   TrafficBound(const Problem& problem, const CostModes& modes, bool with_stores = true,
-               std::vector<uint16_t> own_kinds = {}, Variant variant = Variant::kPlain)
+               std::vector<uint16_t> own_kinds = {}, Variant variant = Variant::kPlain,
+               double coupling = 0)
       : p_(problem), modes_(modes), g_(problem.graph()), hw_(problem.hardware()),
         with_stores_(with_stores), own_kinds_(std::move(own_kinds)),
-        capacity_aware_(variant == Variant::kCapacity), shared_(variant == Variant::kShared) {}
+        capacity_aware_(variant == Variant::kCapacity), shared_(variant == Variant::kShared),
+        coupling_(coupling) {}
 
   double Run() {
     const int n = p_.num_ops();
@@ -253,15 +272,7 @@ class TrafficBound {
  private:
   int64_t Size(int t) const { return p_.tensor(t).size(); }
 
-  // Lemma M3: a split root with reduction K runs at least two k-steps per tile in every
-  // subgraph: k <= native k < K (k_limit=native), or one step's slice of K elements plus a tile
-  // buffer would not fit (k_limit=reduction).
-  bool Forced(int o) const {
-    if (p_.op(o).type != OpType::kMatMul) return false;
-    const int64_t k = p_.reduction_extent(o);
-    if (modes_.k_limit == KLimit::kNative) return k > hw_.native_k();
-    return k + 1 > hw_.fast_memory_capacity;
-  }
+  bool Forced(int o) const { return AlwaysSplit(p_, modes_, o); }
 
   // Lemma M3 and rule 3.4: op o as a split root. Under k_limit=native, k <= native k, so it
   // runs ceil(K / native k) k-steps per tile in every subgraph. Under k_limit=reduction, two
@@ -443,6 +454,37 @@ class TrafficBound {
     return multi_role_[static_cast<size_t>(c)] && tile_capable(c, slot);
   }
 
+  // Lemma K3: in a subgraph where split root c reads t in `slot`, no demand of t other than
+  // this one can be a k-slice along t's tile dimension (rows for the LHS, columns for the RHS).
+  // Every reader has one of its Lemma M2 roles; c itself has a second role in one subgraph only
+  // with a fan-out downstream (Lemma M4).
+  bool TileDistinct(int c, int t, Slot slot) const {
+    const bool along_rows = slot == Slot::kLhs;
+    for (const Use& u : uses_[static_cast<size_t>(t)]) {
+      for (const Role& role : roles_[static_cast<size_t>(u.op)].roles) {
+        const bool root = role.rows == DimKind::kTile && role.cols == DimKind::kTile;
+        if (u.op == c && u.slot == slot && (root || !multi_role_[static_cast<size_t>(c)])) continue;
+        const Role d = Demanded(p_.op(u.op).type, u.slot, role, Root(u.op));
+        if ((along_rows ? d.rows : d.cols) == DimKind::kSlice) return false;
+      }
+    }
+    return true;
+  }
+
+  // Lemma K2: the split roots reading t in one subgraph with c all have the grid's shape, which
+  // is c's output shape (a split root's output region is the tile, SPEC 4).
+  int SameShapeMatMulReaders(int c, int t) const {
+    const Tensor& out = p_.tensor(p_.op(c).output);
+    std::vector<int> readers;
+    for (const Use& u : uses_[static_cast<size_t>(t)]) {
+      const Op& reader = p_.op(u.op);
+      const Tensor& shape = p_.tensor(reader.output);
+      if (reader.type != OpType::kMatMul || shape.height != out.height || shape.width != out.width) continue;
+      if (std::find(readers.begin(), readers.end(), u.op) == readers.end()) readers.push_back(u.op);
+    }
+    return static_cast<int>(readers.size());
+  }
+
   // Lemma S2's premise: c's slice of t (role r, `slot`) spans t's whole extent along the axis
   // other than `along_rows`, longer than a tile range (rule 3.4: at most native) and than a
   // k-slice (at most native k under k_limit=native; under k_limit=reduction nothing is claimed).
@@ -604,7 +646,11 @@ class TrafficBound {
       double load = alpha_load_[static_cast<size_t>(t)] * size;
       // Lemma K2: a graph input with several readers is charged by its split-root readers only.
       const bool root = op.type == OpType::kMatMul && r.rows == DimKind::kTile && r.cols == DimKind::kTile;
-      const bool shared = capacity_aware_ && producer < 0 && ReaderCount(t) >= 2;
+      // The coupled part (Lemma L1) keeps M7's shares for a tensor whose co-charging readers
+      // exceed kCoupledSharers (per tensor, so every reader of it uses one accounting): K2 tries
+      // every sharer count, once per lambda.
+      const bool shared = capacity_aware_ && producer < 0 && ReaderCount(t) >= 2 &&
+                          (coupling_ == 0 || std::lround(1 / alpha_load_[static_cast<size_t>(t)]) <= kCoupledSharers);
       if (shared && !root) load = 0;
       // Lemma S1: a split input's loads are charged through its readers' footprints only.
       if (shared_ && plan_.split[static_cast<size_t>(t)]) load = 0;
@@ -661,13 +707,19 @@ class TrafficBound {
       k1.rows_coincide = MayCoincide(c, t, slots[0], r, /*along_rows=*/true, first);
       k1.cols_coincide = MayCoincide(c, t, slots[0], r, /*along_rows=*/false, first);
       k1.load = shared && root ? size : load;
-      k1.shared_readers = shared && root ? static_cast<int>(std::lround(1 / alpha_load_[static_cast<size_t>(t)])) : 0;
+      k1.shared_readers = shared && root ? std::min(static_cast<int>(std::lround(1 / alpha_load_[static_cast<size_t>(t)])),
+                                                    SameShapeMatMulReaders(c, t))
+                                         : 0;
+      k1.tile_distinct = root && slots[0] != Slot::kPointwise && TileDistinct(c, t, slots[0]);
       k1.store = store;
       k1.size = size;
       k1.can_reside = producer >= 0;
       k1.inside = inside;
       cap.push_back(k1);
     }
+    // Lemma L1: the op's own compute in role r (Lemma C2), in element units.
+    const double compute = coupling_ > 0 ? coupling_ * RoleCompute(p_, c, r, modes_.matmul_reduction) : 0;
+    total += compute;
     // Lemma K1, for ops of at most four distinct operands (3^4 arrival choices).
     if (cap_ok && cap.size() <= 4) {
       CapContext ctx;
@@ -676,10 +728,20 @@ class TrafficBound {
       ctx.native_h = hw_.native_h;
       ctx.native_w = hw_.native_w;
       ctx.capacity = hw_.fast_memory_capacity;
+      // Lemma L1: a (T, T) role computes its whole region on every tile, each dimension of at
+      // most the native extent paying one native tile (SPEC 5), the reduction in full.
+      const bool tile_role = r.rows == DimKind::kTile && r.cols == DimKind::kTile;
+      if (tile_role && coupling_ > 0) {
+        const double reduction = op.type == OpType::kMatMul
+                                     ? ReductionFactor(modes_.matmul_reduction, p_.reduction_extent(c),
+                                                       p_.reduction_extent(c), hw_.native_k())
+                                     : 1.0;
+        ctx.tile_compute = coupling_ * op.base_cost * reduction;
+      }
       const double k1 = CapacityCharge(ctx, cap);
       // No tile fits any arrival: the role never occurs in a valid schedule.
       if (k1 < 0) return std::numeric_limits<double>::infinity();
-      total = std::max(total, k1);
+      total = std::max(total, k1 + (tile_role ? 0 : compute));
     }
     return total;
   }
@@ -701,6 +763,7 @@ class TrafficBound {
   const bool capacity_aware_;
   const bool shared_;
   SharedPlan plan_;
+  const double coupling_;
   std::vector<std::vector<Use>> uses_;
   std::vector<RoleSet> roles_;
   std::vector<std::vector<int>> fusable_;
@@ -743,6 +806,28 @@ double TiledCompute(const Problem& p, const TrafficBound& tb, int o, MatmulReduc
   double best = std::numeric_limits<double>::infinity();
   for (const Role& r : tb.Roles(o)) best = std::min(best, RoleCompute(p, o, r, mode));
   return best;
+}
+
+// Stores every schedule makes somewhere (Lemma M1): an intermediate (not a graph output) too
+// large to be resident with a reader that cannot compute it inside (Lemma M5) is loaded, so
+// it was written. `tb` has run.
+std::vector<int> ForcedStores(const Problem& problem, const TrafficBound& tb) {
+  std::vector<int> stores;
+  const Graph& g = problem.graph();
+  std::vector<bool> is_output(static_cast<size_t>(problem.num_tensors()), false);
+  for (int t : g.graph_outputs()) is_output[static_cast<size_t>(t)] = true;
+  for (int t = 0; t < problem.num_tensors(); ++t) {
+    const int producer = problem.producer(t);
+    if (producer < 0 || is_output[static_cast<size_t>(t)]) continue;
+    if (problem.tensor(t).size() < problem.hardware().fast_memory_capacity) continue;
+    bool forced = false;
+    for (int c : g.successors(producer)) {
+      const auto& ins = problem.op(c).inputs;
+      if (std::find(ins.begin(), ins.end(), t) != ins.end() && !tb.EdgeFusable(producer, c)) forced = true;
+    }
+    if (forced) stores.push_back(t);
+  }
+  return stores;
 }
 
 // Union-find over ops, for the components of Lemma G2.
@@ -806,20 +891,8 @@ MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vect
     const double store = is_output[static_cast<size_t>(out)] ? static_cast<double>(problem.tensor(out).size()) : 0;
     memory[static_cast<size_t>(o)] = (tb.Charge(o) + store) / bandwidth;
   }
-  // Stores every schedule makes somewhere (Lemma M1): an intermediate too large to be resident
-  // with a reader that cannot compute it inside (Lemma M5) is loaded, so it was written.
   double forced_stores = 0;
-  for (int t = 0; t < problem.num_tensors(); ++t) {
-    const int producer = problem.producer(t);
-    if (producer < 0 || is_output[static_cast<size_t>(t)]) continue;
-    if (problem.tensor(t).size() < problem.hardware().fast_memory_capacity) continue;
-    bool forced = false;
-    for (int c : g.successors(producer)) {
-      const auto& ins = problem.op(c).inputs;
-      if (std::find(ins.begin(), ins.end(), t) != ins.end() && !tb.EdgeFusable(producer, c)) forced = true;
-    }
-    if (forced) forced_stores += static_cast<double>(problem.tensor(t).size()) / bandwidth;
-  }
+  for (int t : ForcedStores(problem, tb)) forced_stores += static_cast<double>(problem.tensor(t).size()) / bandwidth;
   // Lemma G1: sum over ops of max(compute, memory) minus the largest excess that can be paired
   // across compute-heavy (H) and memory-heavy (L) ops that may share a first subgraph.
   MixedPass pass;
@@ -919,6 +992,68 @@ double MixedBound(const Problem& problem, const CostModes& modes, Variant varian
   return best;
 }
 
+// Lemma L2: the grid classes. Every op of a subgraph has a role whose grid is the subgraph's
+// sink shape: its own output's shape (T, T), or a grid of a reader inside the subgraph, over a
+// fusable edge (Lemmas M2, M5). So joining every op with its output's shape and with its
+// fusable readers leaves every subgraph inside one class. Returns the class of each op.
+std::vector<int> GridClasses(const Problem& problem, const TrafficBound& tb) {
+  const int n = problem.num_ops();
+  std::vector<std::pair<int64_t, int64_t>> shapes;
+  Components components(2 * n);  // ops, then at most one node per distinct output shape
+  for (int o = 0; o < n; ++o) {
+    const Tensor& out = problem.tensor(problem.op(o).output);
+    const std::pair<int64_t, int64_t> shape{out.height, out.width};
+    const auto at = std::find(shapes.begin(), shapes.end(), shape);
+    const int node = n + static_cast<int>(at - shapes.begin());
+    if (at == shapes.end()) shapes.push_back(shape);
+    components.Join(o, node);
+    for (int e : problem.graph().successors(o)) {
+      if (tb.EdgeFusable(o, e)) components.Join(o, e);
+    }
+  }
+  std::vector<int> classes(static_cast<size_t>(n));
+  for (int o = 0; o < n; ++o) classes[static_cast<size_t>(o)] = components.Find(o);
+  return classes;
+}
+
+// Lemmas L1-L2: each grid class at its own lambda, from one traffic pass (no stores) per lambda
+// of the grid; the stores that every schedule makes (graph outputs, Lemma M1's forced stores)
+// in the class of their producer, whose subgraphs make them. 0 with a single class.
+double ClassCoupledBound(const Problem& problem, const CostModes& modes) {
+  static constexpr double kLambdas[] = {0, 0.1, 0.2, 0.3, 0.4, 0.5};
+  const double bandwidth = problem.hardware().slow_memory_bandwidth;
+  const int n = problem.num_ops();
+  std::vector<int> classes;
+  // Per class, indexed by its representative (an op or a shape node of GridClasses).
+  std::vector<double> stores(static_cast<size_t>(2 * n), 0), best(static_cast<size_t>(2 * n), 0);
+  for (double lambda : kLambdas) {
+    const double coupling = lambda / (1 - lambda) * bandwidth;
+    TrafficBound tb(problem, modes, /*with_stores=*/false, {}, Variant::kCapacity, coupling);
+    tb.Run();
+    if (classes.empty()) {
+      classes = GridClasses(problem, tb);
+      std::vector<int> distinct = classes;
+      std::sort(distinct.begin(), distinct.end());
+      if (std::unique(distinct.begin(), distinct.end()) - distinct.begin() < 2) return 0;
+      std::vector<int> made = ForcedStores(problem, tb);
+      made.insert(made.end(), problem.graph().graph_outputs().begin(), problem.graph().graph_outputs().end());
+      for (int t : made) {
+        if (problem.producer(t) < 0) continue;
+        stores[static_cast<size_t>(classes[static_cast<size_t>(problem.producer(t))])] +=
+            static_cast<double>(problem.tensor(t).size());
+      }
+    }
+    std::vector<double> sum = stores;
+    for (int o = 0; o < n; ++o) sum[static_cast<size_t>(classes[static_cast<size_t>(o)])] += tb.Charge(o);
+    for (int c = 0; c < 2 * n; ++c) {
+      best[static_cast<size_t>(c)] = std::max(best[static_cast<size_t>(c)], (1 - lambda) / bandwidth * sum[static_cast<size_t>(c)]);
+    }
+  }
+  double total = 0;
+  for (double value : best) total += value;
+  return total;
+}
+
 }  // namespace
 
 double MixedLowerBound(const Problem& problem, const CostModes& modes) {
@@ -937,6 +1072,46 @@ double SharedLowerBound(const Problem& problem, const CostModes& modes) {
   if (std::none_of(any.split.begin(), any.split.end(), [](bool split) { return split; })) return 0;
   const double traffic = TrafficBound(problem, modes, /*with_stores=*/true, {}, Variant::kShared).Run();
   return std::max(traffic / problem.hardware().slow_memory_bandwidth, MixedBound(problem, modes, Variant::kShared));
+}
+
+// Lemma L1: a step costs at least lambda x compute + (1 - lambda) x memory for every lambda in
+// [0, 1]; the capacity-aware charges with each op's own compute added at the weight
+// lambda / (1 - lambda) x bandwidth elements per unit are at most the schedule's
+// lambda-combination in element units. Every lambda gives a bound; a hill climb in steps of
+// 0.05 from 0.25 picks at most kCoupledPasses of them (each is one traffic pass). Computed (else
+// 0) only when some MatMul may run its whole reduction in one k-step (Lemma K3's case, where
+// the tiles that load least are small ones that pay padded compute).
+double CoupledLowerBound(const Problem& problem, const CostModes& modes) {
+  constexpr int kCoupledPasses = 5;
+  constexpr double kStep = 0.05;
+  bool one_step = false;
+  for (int o = 0; o < problem.num_ops(); ++o) {
+    one_step |= problem.op(o).type == OpType::kMatMul && !AlwaysSplit(problem, modes, o);
+  }
+  if (!one_step) return 0;
+  const double bandwidth = problem.hardware().slow_memory_bandwidth;
+  auto at = [&](double lambda) {
+    const double coupling = lambda / (1 - lambda) * bandwidth;
+    const double charges =
+        TrafficBound(problem, modes, /*with_stores=*/true, {}, Variant::kCapacity, coupling).Run();
+    return (1 - lambda) / bandwidth * charges;
+  };
+  // With two or more grid classes, each at its own lambda (Lemma L2) replaces the single one
+  // (its passes cost as much).
+  const double classes = ClassCoupledBound(problem, modes);
+  if (classes > 0) return classes;
+  const double middle = at(0.25), lower = at(0.25 - kStep), upper = at(0.25 + kStep);
+  if (middle >= lower && middle >= upper) return middle;
+  const double direction = lower > upper ? -kStep : kStep;
+  double lambda = 0.25 + direction, best = std::max(lower, upper);
+  for (int pass = 3; pass < kCoupledPasses; ++pass) {
+    lambda += direction;
+    if (lambda < kStep / 2 || lambda > 1 - kStep / 2) break;
+    const double value = at(lambda);
+    if (value <= best) break;
+    best = value;
+  }
+  return best;
 }
 
 double TrafficLowerBound(const Problem& problem, const CostModes& modes) {
@@ -958,6 +1133,7 @@ LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes) {
   bounds.phase = PhaseLowerBound(problem, modes);
   bounds.capacity = CapacityLowerBound(problem, modes);
   bounds.shared = SharedLowerBound(problem, modes);
+  bounds.coupled = CoupledLowerBound(problem, modes);
   return bounds;
 }
 

@@ -4,12 +4,16 @@
 // Work per call: at most 3^4 operand choices times at most 17 sharer counts (Lemma K2) times
 // min(native_h, grid_h) tile heights, each O(operands): the best width for a height is found in
 // closed form (the working set is affine in the width for a fixed height), and the heights stop
-// at the first one where the fewest rows and columns fit.
+// at the first one where the fewest rows and columns fit. A split root with both operands
+// loaded and one k-step possible (Lemma K3) also visits, per height, two widths per column count
+// until a floor on the count stops it (src/lower_bound_strip.cc).
 #include "tilesched/lower_bound_capacity.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "tilesched/lower_bound_strip.h"
 
 namespace tilesched {
 namespace {
@@ -71,22 +75,52 @@ double Multiplier(const CapOperand& op, double r, double c, bool forced) {
   return 1;
 }
 
-// `sharers`: the split roots that share each shared operand's load (Lemma K2), capped by its
-// readers; 0 for "more than kMaxSharers", where only the cap by its readers is used.
+// The charge of one whole load of a loaded operand. `sharers`: the split roots that share each
+// shared operand's load (Lemma K2), capped by its readers; 0 for "more than kMaxSharers", where
+// only the cap by its readers is used.
+double OneLoad(const CapOperand& op, int sharers) {
+  if (op.shared_readers <= 0) return op.load;
+  const int n = sharers > 0 ? std::min(sharers, op.shared_readers) : op.shared_readers;
+  return op.load / static_cast<double>(n);
+}
+
 double LoadedCharge(const std::vector<CapOperand>& ops, const std::vector<Arrival>& how, int64_t rows,
                     int64_t cols, bool forced, int sharers) {
   double total = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
     if (how[i] != Arrival::kLoaded) continue;
     const double m = Multiplier(ops[i], static_cast<double>(rows), static_cast<double>(cols), forced);
-    double share = 1;
-    if (ops[i].shared_readers > 0) {
-      const int n = sharers > 0 ? std::min(sharers, ops[i].shared_readers) : ops[i].shared_readers;
-      share = 1.0 / static_cast<double>(n);
-    }
-    total += ops[i].load * share * m + ops[i].store;
+    total += OneLoad(ops[i], sharers) * m + ops[i].store;
   }
   return total;
+}
+
+// LoadedCharge plus the coupled part's compute on every tile of an R x C grid (Lemma L1).
+double Charge(const CapContext& ctx, const std::vector<CapOperand>& ops, const std::vector<Arrival>& how,
+              int64_t rows, int64_t cols, bool forced, int sharers) {
+  return LoadedCharge(ops, how, rows, cols, forced, sharers) +
+         ctx.tile_compute * static_cast<double>(rows) * static_cast<double>(cols);
+}
+
+// Lemma K3 applies: the op is a split root (its operands are demanded (T, S) and (S, T)), both
+// are loaded, neither is streamed whatever the tile (Lemma M3) and no other demand of either
+// can be a k-slice along its tile dimension. Sets the positions of the LHS and the RHS.
+bool StripPair(const std::vector<CapOperand>& ops, const std::vector<Arrival>& how, size_t* lhs, size_t* rhs) {
+  if (ops.size() != 2 || how[0] != Arrival::kLoaded || how[1] != Arrival::kLoaded) return false;
+  auto is_lhs = [](const CapOperand& op) { return op.rows == DimKind::kTile && op.cols == DimKind::kSlice; };
+  auto is_rhs = [](const CapOperand& op) { return op.rows == DimKind::kSlice && op.cols == DimKind::kTile; };
+  if (is_lhs(ops[0]) && is_rhs(ops[1])) {
+    *lhs = 0;
+    *rhs = 1;
+  } else if (is_lhs(ops[1]) && is_rhs(ops[0])) {
+    *lhs = 1;
+    *rhs = 0;
+  } else {
+    return false;
+  }
+  const CapOperand& l = ops[*lhs];
+  const CapOperand& r = ops[*rhs];
+  return !l.cols_stream && !r.rows_stream && l.tile_distinct && r.tile_distinct;
 }
 
 // Sharer counts enumerated one by one (Lemma K2); above it, one case with this many buffers.
@@ -107,6 +141,25 @@ double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const
   const int64_t h_limit = std::min(ctx.native_h, ctx.grid_h);
   const int64_t w_limit = std::min(ctx.native_w, ctx.grid_w);
   double best = std::numeric_limits<double>::infinity();
+  size_t lhs = 0, rhs = 0;
+  if (StripPair(ops, how, &lhs, &rhs)) {
+    // Lemma K3. A tile either runs k < K (both strips re-streamed at every tile, Lemma M3; the
+    // fewest columns at the widest width whose k = 1 step fits) or one step over all of K
+    // (every width whose whole-K step fits, over every order). No charge is below one load of
+    // each, which ends the search.
+    const double stores = ops[lhs].store + ops[rhs].store;
+    const double lhs_load = OneLoad(ops[lhs], sharers), rhs_load = OneLoad(ops[rhs], sharers);
+    for (int64_t h = h_limit; h >= 1 && best > lhs_load + rhs_load + stores; --h) {
+      const int64_t w_fit = WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/false, buffers), ctx.capacity, w_limit);
+      if (w_fit == 0) continue;  // a k = K step holds more than a k = 1 step
+      best = std::min(best, Charge(ctx, ops, how, Ceil(ctx.grid_h, h), Ceil(ctx.grid_w, w_fit), /*forced=*/true,
+                                   sharers));
+      const int64_t w_single = WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/true, buffers), ctx.capacity, w_limit);
+      best = stores + LeastStripCharge(ctx.grid_h, ctx.grid_w, h, w_single, lhs_load, rhs_load, ctx.tile_compute,
+                                       best - stores);
+    }
+    return best;
+  }
   const int64_t fewest_cols = Ceil(ctx.grid_w, w_limit);
   // Tallest tiles first: once the fewest rows and columns fit without forced streaming, that is
   // the least charge of all (multipliers only grow with R and C), and smaller heights are skipped.
@@ -118,7 +171,7 @@ double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const
     const int64_t cols = Ceil(ctx.grid_w, w_fit);
     const bool least = h == h_limit && cols == fewest_cols;
     if (!may_force) {
-      best = std::min(best, LoadedCharge(ops, how, rows, cols, /*forced=*/false, sharers));
+      best = std::min(best, Charge(ctx, ops, how, rows, cols, /*forced=*/false, sharers));
       if (least) break;
       continue;
     }
@@ -128,12 +181,12 @@ double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const
     const Affine single = WorkingSet(ops, how, h, /*whole_slice=*/true, buffers);
     const int64_t narrowest = Ceil(ctx.grid_w, cols);
     const bool forced = single.a + single.b * static_cast<double>(narrowest) > static_cast<double>(ctx.capacity);
-    best = std::min(best, LoadedCharge(ops, how, rows, cols, forced, sharers));
+    best = std::min(best, Charge(ctx, ops, how, rows, cols, forced, sharers));
     if (least && !forced) break;
     const int64_t w_single = WidestFit(single, ctx.capacity, w_limit);
     if (w_single > 0) {
       const int64_t cols_single = std::max(cols, Ceil(ctx.grid_w, w_single));
-      best = std::min(best, LoadedCharge(ops, how, rows, cols_single, /*forced=*/false, sharers));
+      best = std::min(best, Charge(ctx, ops, how, rows, cols_single, /*forced=*/false, sharers));
     }
   }
   return best;

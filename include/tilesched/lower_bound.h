@@ -1,6 +1,6 @@
 // Lower bounds on any valid schedule's total latency (docs/bounds.md states and proves them).
 //
-// Entry point: ComputeLowerBounds(problem, modes). Three bounds, each valid for every schedule
+// Entry point: ComputeLowerBounds(problem, modes). Bounds, each valid for every schedule
 // that the evaluator accepts under `modes`:
 //   compute: every op computed once over its whole output, each dimension paying exactly
 //            d / native (SPEC.md section 5);
@@ -11,9 +11,12 @@
 //            that cross subgraphs, and the graph outputs, divided by the bandwidth;
 //   mixed:   per subgraph the larger of compute and traffic (padded tiles, loads of first
 //            subgraphs), summed over the best grouping the graph allows (Lemmas C2, G1);
-//   capacity: traffic and mixed again with charges minimized over the tiles that fit (K1).
-//   shared:   traffic and mixed again with the loads of a shared graph input split by what each
-//             reader holds in fast memory (Lemmas S1-S3).
+//   phase:   last-step compute of the epilogues plus the earlier steps' re-streamed loads
+//            (Lemmas P1-P6);
+//   capacity: traffic and mixed again with charges minimized over the tiles that fit (K1-K3);
+//   coupled: lambda x compute + (1 - lambda) x traffic, minimized together per op (L1-L2);
+//   shared:  traffic and mixed again with the loads of a shared graph input split by what each
+//            reader holds in fast memory (Lemmas S1-S3).
 // Any schedule's total is at least each of them, since a step costs at least its compute and
 // at least its traffic; best() is the largest.
 #ifndef TILESCHED_LOWER_BOUND_H_
@@ -32,7 +35,8 @@ struct LowerBounds {
   double traffic = 0;
   double mixed = 0;
   double phase = 0;     // Lemmas P1-P6 (src/lower_bound_phase.cc)
-  double capacity = 0;  // traffic and mixed with Lemma K1's capacity-aware charges
+  double capacity = 0;  // traffic and mixed with Lemmas K1-K3 (capacity-aware charges)
+  double coupled = 0;   // Lemmas L1-L2: capacity-aware charges with each op's compute, per lambda
   double shared = 0;    // traffic and mixed with Lemmas S1-S3 (src/lower_bound_shared.cc)
   double best() const {
     double m = compute > io ? compute : io;
@@ -40,6 +44,7 @@ struct LowerBounds {
     m = phase > m ? phase : m;
     m = capacity > m ? capacity : m;
     m = shared > m ? shared : m;
+    m = coupled > m ? coupled : m;
     return mixed > m ? mixed : m;
   }
   // The bound of the first release (compute or graph I/O), kept because the beam search
@@ -67,6 +72,10 @@ double CapacityLowerBound(const Problem& problem, const CostModes& modes);
 // shared by MatMuls split by what each reader holds in fast memory; the larger of the two, or 0
 // when no graph input can be split.
 double SharedLowerBound(const Problem& problem, const CostModes& modes);
+// Lemma L1 of docs/bounds.md: for each lambda of a fixed grid, lambda x compute + (1 - lambda) x
+// traffic with both minimized together per op over its roles, arrivals and fitting tiles (a
+// smaller tile pays more padded compute, SPEC 5); the largest over the grid.
+double CoupledLowerBound(const Problem& problem, const CostModes& modes);
 
 LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes);
 

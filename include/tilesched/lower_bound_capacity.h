@@ -25,6 +25,9 @@ struct CapOperand {
   bool cols_stream = false;
   bool rows_coincide = false;  // Lemma M4: a k-slice may equal a tile range along rows / cols
   bool cols_coincide = false;
+  // Lemma K3: no other demand of the tensor in a subgraph can be a k-slice along its tile
+  // dimension (a tile range then equals only the same tile range or the whole extent).
+  bool tile_distinct = false;
   double load = 0;   // share x size: the charge of one full load (Lemma M7's alpha)
   // > 0: Lemma K2's shared operand: `load` is the whole size, split among the split roots that
   // read it in the subgraph (at most this many), each of which holds a tile buffer.
@@ -41,6 +44,9 @@ struct CapContext {
   int64_t native_h = 0;
   int64_t native_w = 0;
   int64_t capacity = 0;
+  // Lemma L1 (coupled part): added per tile of the grid, the op's compute on one tile in
+  // element units; 0 outside the coupled part.
+  double tile_compute = 0;
 };
 
 // Lemma K1: the least charge over operand choices and fitting tiles; a negative value when no
