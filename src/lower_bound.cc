@@ -28,6 +28,7 @@
 #include "tilesched/grid.h"
 #include "tilesched/lower_bound_phase.h"
 #include "tilesched/lower_bound_capacity.h"
+#include "tilesched/lower_bound_squeeze.h"
 #include "tilesched/max_flow.h"
 
 namespace tilesched {
@@ -805,6 +806,7 @@ LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes) {
   bounds.mixed = MixedLowerBound(problem, modes);
   bounds.phase = PhaseLowerBound(problem, modes);
   bounds.capacity = CapacityLowerBound(problem, modes);
+  bounds.squeeze = SqueezeLowerBound(problem, modes);
   return bounds;
 }
 

@@ -11,7 +11,9 @@
 //            that cross subgraphs, and the graph outputs, divided by the bandwidth;
 //   mixed:   per subgraph the larger of compute and traffic (padded tiles, loads of first
 //            subgraphs), summed over the best grouping the graph allows (Lemmas C2, G1);
-//   capacity: traffic and mixed again with charges minimized over the tiles that fit (K1).
+//   capacity: traffic and mixed again with charges minimized over the tiles that fit (K1);
+//   squeeze:  per op and case the compute and traffic at the tiles that fit, combined per
+//            class of ops that can be first together (R1-R4).
 // Any schedule's total is at least each of them, since a step costs at least its compute and
 // at least its traffic; best() is the largest.
 #ifndef TILESCHED_LOWER_BOUND_H_
@@ -31,11 +33,13 @@ struct LowerBounds {
   double mixed = 0;
   double phase = 0;     // Lemmas P1-P6 (src/lower_bound_phase.cc)
   double capacity = 0;  // traffic and mixed with Lemma K1's capacity-aware charges
+  double squeeze = 0;   // Lemmas R1-R4 (src/lower_bound_squeeze.cc)
   double best() const {
     double m = compute > io ? compute : io;
     m = traffic > m ? traffic : m;
     m = phase > m ? phase : m;
     m = capacity > m ? capacity : m;
+    m = squeeze > m ? squeeze : m;
     return mixed > m ? mixed : m;
   }
   // The bound of the first release (compute or graph I/O), kept because the beam search
