@@ -4,8 +4,9 @@
 // that can be first together, the best lambda of lambda x compute + (1 - lambda) x memory.
 //
 // Work: the classes take O(ops^2 / 64) bit operations (at most 1,000 ops); per op at most
-// 3^4 operand cases x 2^3 reader sets x 2 output cases x min(native_h, grid_h) tile heights,
-// each in closed form over the width; the lambda grid multiplies the Pareto points only.
+// 3^4 operand cases x 27 reader sets (each of 3 readers apart, joining, or joining and
+// retaining) x 2 output cases x min(native_h, grid_h) tile heights, each in closed form over
+// the width; the 51 lambdas multiply only the Pareto points kept per case.
 #include "tilesched/lower_bound_squeeze.h"
 
 #include <algorithm>
@@ -67,6 +68,9 @@ class Bits {
   void Or(const Bits& o) {
     for (size_t i = 0; i < w_.size(); ++i) w_[i] |= o.w_[i];
   }
+  void And(const Bits& o) {
+    for (size_t i = 0; i < w_.size(); ++i) w_[i] &= o.w_[i];
+  }
 
  private:
   std::vector<uint64_t> w_;
@@ -90,6 +94,7 @@ class SqueezeBound {
     ops_.assign(static_cast<size_t>(n), {});
     witness_.assign(static_cast<size_t>(p_.num_tensors()), std::nullopt);
     for (int o = 0; o < n; ++o) ops_[static_cast<size_t>(o)].fusable = FusableReaders(o);
+    MarkAbsent();
     for (int o = 0; o < n; ++o) BuildCases(o);
 
     // Lemma R4: per class, the best lambda of the grid.
@@ -240,16 +245,29 @@ class SqueezeBound {
   // Lemma M3 with M4's exception ruled out: a loaded operand of a split root that runs two or
   // more k-slices per tile (k <= native k < K, rule 3.4) is loaded whole once per grid column
   // (LHS) or row (RHS), unless another op in the subgraph may demand it in tile ranges along
-  // the k-slice axis: every other reader is separated from o (M6) or a MatMul reading it
-  // only in the same slot (a k-slice or the full reduction, never a tile range, there).
+  // the k-slice axis: every other reader is a MatMul reading it only in the same slot (a
+  // k-slice or the full reduction, never a tile range, there) or is never in the subgraph.
+  // The subgraph is F(o), or, for a value Lemma R3 charges along a chain of fusable readers,
+  // F(x) of an op x downstream of o over fusable-reader links with o recomputed there: a reader
+  // in absent_[o] is in none of these (M6).
   bool Streamed(int o, int t, int slot) const {
     if (p_.op(o).type != OpType::kMatMul || modes_.k_limit != KLimit::kNative) return false;
     if (p_.reduction_extent(o) <= hw_.native_k()) return false;
-    for (const Read& r : reads_[static_cast<size_t>(t)]) {
-      if (r.op == o || separated_[static_cast<size_t>(o)].Get(static_cast<size_t>(r.op))) continue;
-      if (p_.op(r.op).type != OpType::kMatMul || r.slot != slot) return false;
+    for (const Read& d : reads_[static_cast<size_t>(t)]) {
+      if (d.op == o || (p_.op(d.op).type == OpType::kMatMul && d.slot == slot)) continue;
+      if (!absent_[static_cast<size_t>(o)].Get(static_cast<size_t>(d.op))) return false;
     }
     return true;
+  }
+
+  // absent_[o]: ops separated (M6) from o and from every op downstream of o over
+  // fusable-reader links, so in no first subgraph of any of them.
+  void MarkAbsent() {
+    absent_ = separated_;
+    const auto& order = p_.graph().topo_order();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      for (int r : ops_[static_cast<size_t>(*it)].fusable) absent_[static_cast<size_t>(*it)].And(absent_[static_cast<size_t>(r)]);
+    }
   }
 
   // The value of an op outside Lemma R2's cases: C1's compute, and the loads and stores that
@@ -345,7 +363,6 @@ class SqueezeBound {
     int producer = -1;
     size_t index = 0;  // o's index among the producer's fusable readers (their count: none)
     double share = 0;
-    bool streamed = false;
     Point recompute{0, 0};  // Lemma R3's charge for a producer recomputed in another class
   };
 
@@ -394,7 +411,6 @@ class SqueezeBound {
       x.slot = static_cast<int>(s);
       x.size = static_cast<double>(p_.tensor(x.t).size());
       x.share = Share(o, x.t);
-      x.streamed = Streamed(o, x.t, x.slot);
       x.options.push_back(Arrival::kLoaded);
       x.producer = p_.producer(x.t);
       if (x.producer >= 0) {
@@ -476,6 +492,8 @@ class SqueezeBound {
     for (size_t i = 0; i < operands.size(); ++i) {
       if (operands[i].options[choice[i]] == Arrival::kResident) resident += static_cast<int64_t>(operands[i].size);
     }
+    std::vector<bool> streamed(operands.size());
+    for (size_t i = 0; i < operands.size(); ++i) streamed[i] = Streamed(o, operands[i].t, operands[i].slot);
     int64_t kept_sizes = 0;
     for (size_t i = 0; i < oc.fusable.size(); ++i) {
       if ((kept >> i & 1u) != 0) kept_sizes += p_.tensor(p_.op(oc.fusable[i]).output).size();
@@ -507,13 +525,14 @@ class SqueezeBound {
       if (fate == Out::kConsumed) buffers = kept != 0 ? (matmul ? 1 : 0) : (matmul && modes_.rules == Rules::kContest ? 2 : 1);
       const int64_t held = resident + kept_sizes + (fate == Out::kRetained ? out.size() : 0);
       const double store = fate == Out::kStored ? static_cast<double>(out.size()) : 0;
-      AddPoints(o, operands, choice, held, buffers, joined ? reader_inputs : -1, store, &c);
+      AddPoints(o, operands, choice, streamed, held, buffers, joined ? reader_inputs : -1, store, &c);
       if (!c.points.empty()) ops_[static_cast<size_t>(o)].cases.push_back(std::move(c));
     }
   }
 
   // The Pareto front over tile heights h (the widest width that fits at each) of one case.
-  void AddPoints(int o, const std::vector<Operand>& operands, const std::vector<size_t>& choice, int64_t held,
+  void AddPoints(int o, const std::vector<Operand>& operands, const std::vector<size_t>& choice,
+                 const std::vector<bool>& streamed, int64_t held,
                  int64_t buffers, int64_t reader_inputs, double store, Case* c) const {
     const Op& op = p_.op(o);
     const Tensor& out = p_.tensor(op.output);
@@ -553,7 +572,7 @@ class SqueezeBound {
       for (size_t i = 0; i < operands.size(); ++i) {
         if (operands[i].options[choice[i]] != Arrival::kLoaded) continue;
         double times = 1;
-        if (operands[i].streamed) times = static_cast<double>(operands[i].slot == 0 ? cols : rows);
+        if (streamed[i]) times = static_cast<double>(operands[i].slot == 0 ? cols : rows);
         elements += operands[i].share * operands[i].size * times;
       }
       Point pt{op.base_cost * static_cast<double>(rows * cols) * reduction, elements / hw_.slow_memory_bandwidth};
@@ -578,6 +597,7 @@ class SqueezeBound {
   std::vector<std::vector<Read>> reads_;
   std::vector<bool> tile_only_;
   std::vector<Bits> separated_;
+  std::vector<Bits> absent_;
   std::vector<int> class_;
   std::vector<OpCases> ops_;
   std::vector<std::optional<Witness>> witness_;
