@@ -363,7 +363,17 @@ class SqueezeBound {
     int producer = -1;
     size_t index = 0;  // o's index among the producer's fusable readers (their count: none)
     double share = 0;
+    bool streamed = false;
     Point recompute{0, 0};  // Lemma R3's charge for a producer recomputed in another class
+  };
+
+  // A reader set of Lemma R2 and what it puts in fast memory.
+  struct Readers {
+    uint32_t q;        // bit i: fusable reader i joins
+    uint32_t kept;     // and retains its output
+    bool relaxed;      // stands for every nonempty set (too many readers to list)
+    int64_t forced;    // tile slices its readers' other operands force (ForcedSlices)
+    int64_t kept_sizes;
   };
 
   // Lemma R3: producer p, separated from o (M6) and in another class, is only recomputed in
@@ -411,6 +421,7 @@ class SqueezeBound {
       x.slot = static_cast<int>(s);
       x.size = static_cast<double>(p_.tensor(x.t).size());
       x.share = Share(o, x.t);
+      x.streamed = Streamed(o, x.t, x.slot);
       x.options.push_back(Arrival::kLoaded);
       x.producer = p_.producer(x.t);
       if (x.producer >= 0) {
@@ -432,11 +443,6 @@ class SqueezeBound {
     }
     // Reader sets Q (Lemma R2): every subset, or the empty one and a relaxed nonempty one.
     // With each: which of them retain their outputs (held in full at every step, rule 3.6).
-    struct Readers {
-      uint32_t q;
-      uint32_t kept;
-      bool relaxed;
-    };
     std::vector<Readers> sets;
     if (oc.fusable.size() <= kMaxFusedReaders) {
       uint32_t keepable = 0;
@@ -445,16 +451,22 @@ class SqueezeBound {
         if (!reads_[static_cast<size_t>(r_out)].empty() && p_.tensor(r_out).size() + 1 <= cap) keepable |= 1u << i;
       }
       for (uint32_t q = 0; q < (1u << oc.fusable.size()); ++q) {
+        const int64_t forced = ForcedSlices(o, q);
         for (uint32_t kept = 0; kept <= q; ++kept) {
-          if ((kept & ~(q & keepable)) == 0) sets.push_back({q, kept, false});
+          if ((kept & ~(q & keepable)) != 0) continue;
+          int64_t kept_sizes = 0;
+          for (size_t i = 0; i < oc.fusable.size(); ++i) {
+            if ((kept >> i & 1u) != 0) kept_sizes += p_.tensor(p_.op(oc.fusable[i]).output).size();
+          }
+          sets.push_back({q, kept, false, forced, kept_sizes});
         }
       }
     } else {
-      sets = {{0u, 0u, false}, {0u, 0u, true}};
+      sets = {{0u, 0u, false, 0, 0}, {0u, 0u, true, 0, 0}};
     }
     std::vector<size_t> choice(operands.size(), 0);
     while (true) {
-      for (const Readers& r : sets) AddCases(o, operands, choice, r.q, r.kept, r.relaxed);
+      for (const Readers& r : sets) AddCases(o, operands, choice, r);
       size_t i = 0;
       while (i < operands.size() && ++choice[i] == operands[i].options.size()) choice[i++] = 0;
       if (i == operands.size()) break;
@@ -463,27 +475,29 @@ class SqueezeBound {
   }
 
   // Lemma R2: the cases of one operand choice and reader set, one per way the output leaves.
-  void AddCases(int o, const std::vector<Operand>& operands, const std::vector<size_t>& choice, uint32_t q,
-                uint32_t kept, bool relaxed) {
-    const Op& op = p_.op(o);
-    const Tensor& out = p_.tensor(op.output);
+  // Slices the operands of the joined readers in q force into their step (other than o's output).
+  int64_t ForcedSlices(int o, uint32_t q) {
     const OpCases& oc = ops_[static_cast<size_t>(o)];
-    const bool joined = q != 0 || relaxed;
-    const bool matmul = op.type == OpType::kMatMul;
-    // Slices the joined readers' operands force into their step (other than o's output).
-    int64_t reader_inputs = 0;
-    if (!relaxed) {
-      std::vector<int> operands_of_readers;
-      for (size_t i = 0; i < oc.fusable.size(); ++i) {
-        if ((q >> i & 1u) == 0) continue;
-        for (int t : p_.op(oc.fusable[i]).inputs) {
-          if (t != op.output && std::find(operands_of_readers.begin(), operands_of_readers.end(), t) == operands_of_readers.end()) {
-            operands_of_readers.push_back(t);
-          }
+    std::vector<int> operands_of_readers;
+    for (size_t i = 0; i < oc.fusable.size(); ++i) {
+      if ((q >> i & 1u) == 0) continue;
+      for (int t : p_.op(oc.fusable[i]).inputs) {
+        if (t != p_.op(o).output && std::find(operands_of_readers.begin(), operands_of_readers.end(), t) == operands_of_readers.end()) {
+          operands_of_readers.push_back(t);
         }
       }
-      reader_inputs = DisjointWitnesses(operands_of_readers);
     }
+    return DisjointWitnesses(operands_of_readers);
+  }
+
+  void AddCases(int o, const std::vector<Operand>& operands, const std::vector<size_t>& choice, const Readers& set) {
+    const Op& op = p_.op(o);
+    const Tensor& out = p_.tensor(op.output);
+    const uint32_t q = set.q, kept = set.kept;
+    const bool relaxed = set.relaxed;
+    const bool joined = q != 0 || relaxed;
+    const bool matmul = op.type == OpType::kMatMul;
+    const int64_t reader_inputs = set.forced;
     Case base;
     base.readers = q;
     base.kept = kept;
@@ -492,12 +506,7 @@ class SqueezeBound {
     for (size_t i = 0; i < operands.size(); ++i) {
       if (operands[i].options[choice[i]] == Arrival::kResident) resident += static_cast<int64_t>(operands[i].size);
     }
-    std::vector<bool> streamed(operands.size());
-    for (size_t i = 0; i < operands.size(); ++i) streamed[i] = Streamed(o, operands[i].t, operands[i].slot);
-    int64_t kept_sizes = 0;
-    for (size_t i = 0; i < oc.fusable.size(); ++i) {
-      if ((kept >> i & 1u) != 0) kept_sizes += p_.tensor(p_.op(oc.fusable[i]).output).size();
-    }
+    const int64_t kept_sizes = set.kept_sizes;
     const bool graph_output = reads_[static_cast<size_t>(op.output)].empty();
     // Output: consumed inside (no store), stored, or retained (in full, rule 3.6; never a graph output's only fate).
     enum class Out { kConsumed, kStored, kRetained };
@@ -511,9 +520,9 @@ class SqueezeBound {
     for (Out fate : fates) {
       Case c = base;
       for (size_t i = 0; i < operands.size(); ++i) {
+        if (operands[i].options[choice[i]] != Arrival::kInside) continue;
         // Lemma R3 charges only a producer that can be first with o (o among its fusable readers).
-        const bool charged = operands[i].index < ops_[static_cast<size_t>(operands[i].producer)].fusable.size();
-        if (operands[i].options[choice[i]] == Arrival::kInside && charged) {
+        if (operands[i].index < ops_[static_cast<size_t>(operands[i].producer)].fusable.size()) {
           c.inside.push_back({operands[i].producer, 2 * operands[i].index + (fate == Out::kRetained ? 1 : 0)});
         }
       }
@@ -525,14 +534,13 @@ class SqueezeBound {
       if (fate == Out::kConsumed) buffers = kept != 0 ? (matmul ? 1 : 0) : (matmul && modes_.rules == Rules::kContest ? 2 : 1);
       const int64_t held = resident + kept_sizes + (fate == Out::kRetained ? out.size() : 0);
       const double store = fate == Out::kStored ? static_cast<double>(out.size()) : 0;
-      AddPoints(o, operands, choice, streamed, held, buffers, joined ? reader_inputs : -1, store, &c);
+      AddPoints(o, operands, choice, held, buffers, joined ? reader_inputs : -1, store, &c);
       if (!c.points.empty()) ops_[static_cast<size_t>(o)].cases.push_back(std::move(c));
     }
   }
 
   // The Pareto front over tile heights h (the widest width that fits at each) of one case.
-  void AddPoints(int o, const std::vector<Operand>& operands, const std::vector<size_t>& choice,
-                 const std::vector<bool>& streamed, int64_t held,
+  void AddPoints(int o, const std::vector<Operand>& operands, const std::vector<size_t>& choice, int64_t held,
                  int64_t buffers, int64_t reader_inputs, double store, Case* c) const {
     const Op& op = p_.op(o);
     const Tensor& out = p_.tensor(op.output);
@@ -545,6 +553,8 @@ class SqueezeBound {
     }
     std::vector<Point> pts;
     for (int64_t h = 1; h <= std::min(hw_.native_h, out.height); ++h) {
+      // Only the least height of each row count: a taller one fits no wider tile.
+      if (h > 1 && CeilDiv(out.height, h - 1) == CeilDiv(out.height, h)) continue;
       // Step of o at the first tile (rows [0, h), cols [0, w)): held tensors, the loaded
       // slices (a k-slice is at least 1 wide), the buffers; working set a + b x w.
       int64_t a = held, b = buffers * h;
@@ -572,7 +582,7 @@ class SqueezeBound {
       for (size_t i = 0; i < operands.size(); ++i) {
         if (operands[i].options[choice[i]] != Arrival::kLoaded) continue;
         double times = 1;
-        if (streamed[i]) times = static_cast<double>(operands[i].slot == 0 ? cols : rows);
+        if (operands[i].streamed) times = static_cast<double>(operands[i].slot == 0 ? cols : rows);
         elements += operands[i].share * operands[i].size * times;
       }
       Point pt{op.base_cost * static_cast<double>(rows * cols) * reduction, elements / hw_.slow_memory_bandwidth};
