@@ -29,6 +29,7 @@
 #include "tilesched/lower_bound_phase.h"
 #include "tilesched/lower_bound_capacity.h"
 #include "tilesched/lower_bound_shared.h"
+#include "tilesched/lower_bound_squeeze.h"
 #include "tilesched/max_flow.h"
 
 namespace tilesched {
@@ -1134,6 +1135,7 @@ LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes) {
   bounds.capacity = CapacityLowerBound(problem, modes);
   bounds.shared = SharedLowerBound(problem, modes);
   bounds.coupled = CoupledLowerBound(problem, modes);
+  bounds.squeeze = SqueezeLowerBound(problem, modes);
   return bounds;
 }
 

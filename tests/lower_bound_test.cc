@@ -163,7 +163,9 @@ TEST(LowerBound, MixedRooflineSeparatesAnUnfusablePair) {
   // resident, not fusable) is stored somewhere: 3276.8, compatible with MM1. Max flow 3276.8:
   // 3276.8 + 20000 + 3276.8 - 3276.8.
   EXPECT_NEAR(bounds.mixed, 23276.8, 1e-6);
-  EXPECT_NEAR(bounds.best(), 23276.8, 1e-6);
+  // Lemma R4 gives each its own lambda: PW0 at 0 (T0 loaded, T1 written: 65536/10), MM1 at 1.
+  EXPECT_NEAR(bounds.squeeze, /*6553.6+20000=*/26553.6, 1e-6);
+  EXPECT_NEAR(bounds.best(), 26553.6, 1e-6);
   // [[0],[1]]: PW0 at 128x64 (8192 + 8192 fits) moves 16384 per tile (4 x 1638.4); MM1 at
   // k = 32 is compute-bound in each of its 8 steps (2500 > 819.2, last (8192+16384)/10 < 2500).
   const Schedule split = Sched({Sg({0}, {64, 128, 1}), Sg({1}, {128, 128, 32})});

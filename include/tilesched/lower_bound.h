@@ -17,6 +17,8 @@
 //   coupled: lambda x compute + (1 - lambda) x traffic, minimized together per op (L1-L2);
 //   shared:  traffic and mixed again with the loads of a shared graph input split by what each
 //            reader holds in fast memory (Lemmas S1-S3).
+//   squeeze:  per op and case the compute and traffic at the tiles that fit, combined per
+//            class of ops that can be first together (R1-R4).
 // Any schedule's total is at least each of them, since a step costs at least its compute and
 // at least its traffic; best() is the largest.
 #ifndef TILESCHED_LOWER_BOUND_H_
@@ -38,6 +40,7 @@ struct LowerBounds {
   double capacity = 0;  // traffic and mixed with Lemmas K1-K3 (capacity-aware charges)
   double coupled = 0;   // Lemmas L1-L2: capacity-aware charges with each op's compute, per lambda
   double shared = 0;    // traffic and mixed with Lemmas S1-S3 (src/lower_bound_shared.cc)
+  double squeeze = 0;   // Lemmas R1-R4 (src/lower_bound_squeeze.cc)
   double best() const {
     double m = compute > io ? compute : io;
     m = traffic > m ? traffic : m;
@@ -45,6 +48,7 @@ struct LowerBounds {
     m = capacity > m ? capacity : m;
     m = shared > m ? shared : m;
     m = coupled > m ? coupled : m;
+    m = squeeze > m ? squeeze : m;
     return mixed > m ? mixed : m;
   }
   // The bound of the first release (compute or graph I/O), kept because the beam search

@@ -42,6 +42,7 @@ int RunBound(int argc, char** argv, int first) {
             << "  capacity: " << FormatNumber(bounds.capacity) << "\n"
             << "  coupled:  " << FormatNumber(bounds.coupled) << "\n"
             << "  shared:   " << FormatNumber(bounds.shared) << "\n"
+            << "  squeeze:  " << FormatNumber(bounds.squeeze) << "\n"
             << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
   return kExitOk;
 }
