@@ -3,7 +3,7 @@
 // retained, which of its readers join it) at the tiles that case lets fit; per class of ops
 // that can be first together, the best lambda of lambda x compute + (1 - lambda) x memory.
 //
-// Work: the classes take O(ops^2 / 64) bit operations (at most 1,000 ops); per op at most
+// Work: the classes take O(ops^2) pair checks (at most 1,000 ops); per op at most
 // 3^4 operand cases x 27 reader sets (each of 3 readers apart, joining, or joining and
 // retaining) x 2 output cases x min(native_h, grid_h) tile heights, each in closed form over
 // the width; the 51 lambdas multiply only the Pareto points kept per case.

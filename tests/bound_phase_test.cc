@@ -1,4 +1,4 @@
-// The phase bound (docs/bounds.md, Lemmas P1-P4): hand-computed values in each mode, and a
+// The phase bound (docs/bounds.md, Lemmas P1-P6): hand-computed values in each mode, and a
 // brute-force family of split MatMuls with heavy epilogues, where the phase part is the largest
 // part of the bound, checked against the enumerator's optimum in all eight modes.
 #include <algorithm>

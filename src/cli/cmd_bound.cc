@@ -13,13 +13,16 @@ namespace tilesched::cli {
 
 int RunBound(int argc, char** argv, int first) {
   std::vector<Option> options = ModeOptions();
-  options.push_back({"json", "", "print JSON: lower_bound, every part (compute, io, traffic, mixed, phase, capacity, coupled, shared), modes, time_s"});
+  options.push_back({"json", "", "print JSON: lower_bound, every part (compute, io, traffic, mixed, phase, capacity, coupled, shared, squeeze), modes, time_s"});
   Args args("bound", "PROBLEM.json [--json] [mode flags]",
             "Prints a lower bound on the total latency of every valid schedule of PROBLEM.json\n"
             "under the chosen modes: the largest of its parts, each printed below: compute (every\n"
             "op once, padded tiles), I/O (graph inputs and outputs once), traffic (every load a\n"
-            "schedule cannot avoid) and mixed (per subgraph, the larger of compute and traffic).\n"
-            "The lemmas are in docs/bounds.md. A schedule whose latency equals it is optimal.",
+            "schedule cannot avoid), mixed (per subgraph, the larger of compute and traffic),\n"
+            "phase (last-step compute and earlier re-streamed loads), capacity (charges over the\n"
+            "tiles that fit), coupled (compute and traffic of one tile choice), shared (a shared\n"
+            "input's loads split by what each reader holds) and squeeze (what is held shrinks the\n"
+            "tile). The lemmas are in docs/bounds.md. A schedule whose latency equals it is optimal.",
             options, 1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
