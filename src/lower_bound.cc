@@ -20,6 +20,8 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -28,6 +30,7 @@
 #include "tilesched/grid.h"
 #include "tilesched/lower_bound_phase.h"
 #include "tilesched/lower_bound_capacity.h"
+#include "tilesched/lower_bound_held.h"
 #include "tilesched/max_flow.h"
 
 namespace tilesched {
@@ -155,6 +158,13 @@ class Bitset {
   std::vector<uint64_t> words_;
 };
 
+// Lemma H1: tensors known to be held whole in fast memory at every step of the subgraph (the
+// resident operands of the ops that demand this one's region), sorted ids. Forgetting one only
+// lowers a charge, so only "big" tensors are tracked (two of them never fit together with one
+// more element, rule 3.8), and then one is all a subgraph can hold: at most one entry, which
+// bounds the work by (ops x roles) per big tensor.
+using Held = std::vector<int>;
+
 // One use of a tensor: op `op` reads it in `slot`.
 struct Use {
   int op;
@@ -169,10 +179,13 @@ class TrafficBound {
   // take (Lemma G3); the others still price o computed inside its readers.
   // `capacity_aware`: Lemmas K1-K2 (charges minimized over the tiles that fit; the load of a
   // graph input read by several ops is charged to the split roots that read it).
+  // `held_aware`: Lemma H1 (the producer computed inside is priced with the consumer's resident
+  // operands held; graph inputs shared by M7's alpha, not Lemma K2). Needs `capacity_aware`.
   TrafficBound(const Problem& problem, const CostModes& modes, bool with_stores = true,
-               std::vector<uint16_t> own_kinds = {}, bool capacity_aware = false)
+               std::vector<uint16_t> own_kinds = {}, bool capacity_aware = false, bool held_aware = false)
       : p_(problem), modes_(modes), g_(problem.graph()), hw_(problem.hardware()),
-        with_stores_(with_stores), own_kinds_(std::move(own_kinds)), capacity_aware_(capacity_aware) {}
+        with_stores_(with_stores), own_kinds_(std::move(own_kinds)), capacity_aware_(capacity_aware),
+        held_aware_(held_aware && capacity_aware) {}
 
   double Run() {
     const int n = p_.num_ops();
@@ -201,9 +214,9 @@ class TrafficBound {
       const RoleSet& rs = roles_[static_cast<size_t>(o)];
       double chi = std::numeric_limits<double>::infinity();
       for (const Role& r : rs.roles) {
-        const double first = OpCost(o, r, /*first=*/true);
+        const double first = OpCost(o, r, /*first=*/true, {});
         cost_first_[static_cast<size_t>(o)].push_back(first);
-        cost_weak_[static_cast<size_t>(o)].push_back(OpCost(o, r, /*first=*/false));
+        cost_weak_[static_cast<size_t>(o)].push_back(OpCost(o, r, /*first=*/false, {}));
         if (own_kinds_.empty() || (own_kinds_[static_cast<size_t>(o)] >> RoleKey(r.rows, r.cols) & 1)) {
           chi = std::min(chi, first);
         }
@@ -447,59 +460,87 @@ class TrafficBound {
     return 1;
   }
 
+  // Lemma H1: the elements of the held tensors.
+  int64_t HeldSize(const Held& held) const {
+    int64_t total = 0;
+    for (int t : held) total += Size(t);
+    return total;
+  }
+
+  // Producer p's charge in its role `at` (first subgraph or recomputed) with `held` held whole;
+  // with nothing held, the values of Run()'s pass (p precedes its readers in topological order).
+  double CostAt(int p, int at, const Held& held, bool first) {
+    if (held.empty()) {
+      const auto& costs = first ? cost_first_ : cost_weak_;
+      return costs[static_cast<size_t>(p)][static_cast<size_t>(at)];
+    }
+    const auto key = std::make_tuple(p, at, first, held);
+    const auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    const double cost = OpCost(p, roles_[static_cast<size_t>(p)].roles[static_cast<size_t>(at)], first, held);
+    memo_.emplace(key, cost);
+    return cost;
+  }
+
+  // Lemma M7: op c (role r, reading t in `slots`) computes t inside by its producer: the
+  // producer's excess over its own charge (same first subgraph) or its recomputed loads, its
+  // readers' share each; < 0 when the producer cannot take the demanded role.
+  double Inside(int c, const Role& r, const std::vector<Slot>& slots, int producer, const Held& held) {
+    const Op& op = p_.op(c);
+    double first_cost = 0, weak_cost = 0;
+    for (Slot s : slots) {
+      const Role d = Demanded(op.type, s, r, Root(c));
+      const int at = roles_[static_cast<size_t>(producer)].Find(d.rows, d.cols);
+      if (at < 0 || !Allowed(producer, d)) return -1;
+      first_cost = std::max(first_cost, CostAt(producer, at, held, /*first=*/true));
+      weak_cost = std::max(weak_cost, CostAt(producer, at, held, /*first=*/false));
+    }
+    const double beta = 1.0 / static_cast<double>(ReaderCount(p_.op(producer).output));
+    const double excess = std::max(0.0, first_cost - chi_[static_cast<size_t>(producer)]);
+    return beta * std::min(excess, weak_cost);
+  }
+
   // The charge of op c in role r (Lemmas M2-M7): per distinct operand the cheapest way it can
   // arrive. `first`: in c's first subgraph (stores of loaded intermediates count, Lemma M6
-  // excludes descendants); otherwise c is recomputed there and only its loads count.
-  double OpCost(int c, const Role& r, bool first) const {
+  // excludes descendants); otherwise c is recomputed there and only its loads count. `held`:
+  // tensors held whole at every step of that subgraph (Lemma H1; empty outside held_aware).
+  double OpCost(int c, const Role& r, bool first, const Held& held) {
     const Op& op = p_.op(c);
     double total = 0;
-    std::vector<int> done;
+    const int64_t held_size = HeldSize(held);
+    std::vector<int> operands;
+    for (int t : op.inputs) {
+      if (std::find(operands.begin(), operands.end(), t) == operands.end()) operands.push_back(t);
+    }
     // Lemma K1's view of the same operands (one slot each; otherwise K1 is not used).
     std::vector<CapOperand> cap;
     bool cap_ok = capacity_aware_ && r.grid_h > 0 && r.grid_w > 0;
-    for (size_t i = 0; i < op.inputs.size(); ++i) {
-      const int t = op.inputs[i];
-      if (std::find(done.begin(), done.end(), t) != done.end()) continue;
-      done.push_back(t);
+    for (const int t : operands) {
       std::vector<Slot> slots;
       for (const Use& u : uses_[static_cast<size_t>(t)]) {
         if (u.op == c) slots.push_back(u.slot);
       }
       const int producer = p_.producer(t);
       const double size = static_cast<double>(Size(t));
+      const bool is_held = std::find(held.begin(), held.end(), t) != held.end();
       // Loaded from slow memory (Lemma M3), after a store when produced by an op (Lemma M1).
       double multiplier = 1;
       for (Slot s : slots) multiplier = std::max(multiplier, Multiplier(c, t, s, r, first));
       double load = alpha_load_[static_cast<size_t>(t)] * size;
       // Lemma K2: a graph input with several readers is charged by its split-root readers only.
       const bool root = op.type == OpType::kMatMul && r.rows == DimKind::kTile && r.cols == DimKind::kTile;
-      const bool shared = capacity_aware_ && producer < 0 && ReaderCount(t) >= 2;
+      const bool shared = capacity_aware_ && !held_aware_ && producer < 0 && ReaderCount(t) >= 2;
       if (shared && !root) load = 0;
       const double store = producer >= 0 && first && with_stores_ ? alpha_store_[static_cast<size_t>(t)] * size : 0;
       double best = load * multiplier + store;
-      // Resident: retained by the previous subgraph, so it fits with room to spare.
-      if (producer >= 0 && Size(t) < hw_.fast_memory_capacity) best = 0;
+      // Resident: retained by the previous subgraph, so it fits with room to spare, next to
+      // whatever else is held (Lemma H1).
+      if (producer >= 0 && (is_held || Size(t) + held_size < hw_.fast_memory_capacity)) best = 0;
       // Computed inside by its producer (Lemma M5).
       double inside = -1;
       if (producer >= 0) {
-        double first_cost = 0, weak_cost = 0;
-        bool ok = true;
-        for (Slot s : slots) {
-          const Role d = Demanded(op.type, s, r, Root(c));
-          const int at = roles_[static_cast<size_t>(producer)].Find(d.rows, d.cols);
-          if (at < 0 || !Allowed(producer, d)) {
-            ok = false;
-            break;
-          }
-          first_cost = std::max(first_cost, cost_first_[static_cast<size_t>(producer)][static_cast<size_t>(at)]);
-          weak_cost = std::max(weak_cost, cost_weak_[static_cast<size_t>(producer)][static_cast<size_t>(at)]);
-        }
-        if (ok) {
-          const double beta = 1.0 / static_cast<double>(ReaderCount(p_.op(producer).output));
-          const double excess = std::max(0.0, first_cost - chi_[static_cast<size_t>(producer)]);
-          inside = beta * std::min(excess, weak_cost);
-          best = std::min(best, inside);
-        }
+        inside = Inside(c, r, slots, producer, held);
+        if (inside >= 0) best = std::min(best, inside);
       }
       total += best;
       if (!cap_ok) continue;
@@ -518,12 +559,24 @@ class TrafficBound {
       k1.cols_stream = d.cols_stream;
       k1.rows_coincide = MayCoincide(c, t, slots[0], r, /*along_rows=*/true, first);
       k1.cols_coincide = MayCoincide(c, t, slots[0], r, /*along_rows=*/false, first);
+      k1.few_coincide = held_aware_;
       k1.load = shared && root ? size : load;
       k1.shared_readers = shared && root ? static_cast<int>(std::lround(1 / alpha_load_[static_cast<size_t>(t)])) : 0;
       k1.store = store;
-      k1.size = size;
+      // A held operand is already counted in the held elements (Lemma H1).
+      k1.size = is_held ? 0 : size;
       k1.can_reside = producer >= 0;
       k1.inside = inside;
+      // Lemma H1: computed inside while another operand of c is resident, that operand is held
+      // at every step of the subgraph, the producer's included.
+      if (held_aware_ && producer >= 0 && inside >= 0 && held.empty()) {
+        k1.inside_when.assign(operands.size(), inside);
+        for (size_t j = 0; j < operands.size(); ++j) {
+          const int u = operands[j];
+          if (u == t || p_.producer(u) < 0 || 2 * Size(u) + 1 <= hw_.fast_memory_capacity) continue;
+          k1.inside_when[j] = Inside(c, r, slots, producer, Held{u});
+        }
+      }
       cap.push_back(k1);
     }
     // Lemma K1, for ops of at most four distinct operands (3^4 arrival choices).
@@ -533,8 +586,10 @@ class TrafficBound {
       ctx.grid_w = r.grid_w;
       ctx.native_h = hw_.native_h;
       ctx.native_w = hw_.native_w;
-      ctx.capacity = hw_.fast_memory_capacity;
-      const double k1 = CapacityCharge(ctx, cap);
+      // Lemma H1: the held tensors take their full size at every step (SPEC 6).
+      ctx.capacity = hw_.fast_memory_capacity - held_size;
+      if (modes_.k_limit == KLimit::kNative) ctx.k_max = hw_.native_k();
+      const double k1 = ctx.capacity > 0 ? CapacityCharge(ctx, cap) : -1;
       // No tile fits any arrival: the role never occurs in a valid schedule.
       if (k1 < 0) return std::numeric_limits<double>::infinity();
       total = std::max(total, k1);
@@ -557,6 +612,7 @@ class TrafficBound {
   const bool with_stores_;
   const std::vector<uint16_t> own_kinds_;
   const bool capacity_aware_;
+  const bool held_aware_;
   std::vector<std::vector<Use>> uses_;
   std::vector<RoleSet> roles_;
   std::vector<std::vector<int>> fusable_;
@@ -566,6 +622,8 @@ class TrafficBound {
   std::vector<double> alpha_load_, alpha_store_;
   std::vector<std::vector<double>> cost_first_, cost_weak_;
   std::vector<double> chi_;
+  // Lemma H1: charges with tensors held, by (op, role, first, held).
+  std::map<std::tuple<int, int, bool, Held>, double> memo_;
 };
 
 // Lemma C2: op o's compute in a subgraph where it has role r (Lemma M2). A tile dimension is
@@ -787,6 +845,13 @@ double CapacityLowerBound(const Problem& problem, const CostModes& modes) {
                   MixedBound(problem, modes, /*capacity_aware=*/true));
 }
 
+double HeldLowerBound(const Problem& problem, const CostModes& modes) {
+  const double traffic = TrafficBound(problem, modes, /*with_stores=*/true, {}, /*capacity_aware=*/true,
+                                      /*held_aware=*/true)
+                             .Run();
+  return traffic / problem.hardware().slow_memory_bandwidth;
+}
+
 double TrafficLowerBound(const Problem& problem, const CostModes& modes) {
   return TrafficBound(problem, modes).Run();
 }
@@ -805,6 +870,7 @@ LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes) {
   bounds.mixed = MixedLowerBound(problem, modes);
   bounds.phase = PhaseLowerBound(problem, modes);
   bounds.capacity = CapacityLowerBound(problem, modes);
+  bounds.held = HeldLowerBound(problem, modes);
   return bounds;
 }
 

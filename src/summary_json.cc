@@ -18,7 +18,7 @@ nlohmann::json ModesObject(const CostModes& modes) {
 std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds) {
   const nlohmann::json out = {{"lower_bound", bounds.best()}, {"compute", bounds.compute},
                               {"io", bounds.io},          {"traffic", bounds.traffic}, {"mixed", bounds.mixed}, {"phase", bounds.phase},
-                              {"capacity", bounds.capacity},
+                              {"capacity", bounds.capacity}, {"held", bounds.held},
                               {"modes", ModesObject(modes)}, {"time_s", seconds}};
   return out.dump(2) + "\n";
 }

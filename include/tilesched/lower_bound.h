@@ -11,7 +11,9 @@
 //            that cross subgraphs, and the graph outputs, divided by the bandwidth;
 //   mixed:   per subgraph the larger of compute and traffic (padded tiles, loads of first
 //            subgraphs), summed over the best grouping the graph allows (Lemmas C2, G1);
-//   capacity: traffic and mixed again with charges minimized over the tiles that fit (K1).
+//   capacity: traffic and mixed again with charges minimized over the tiles that fit (K1);
+//   held:     traffic with K1's charges, producers computed inside priced with their reader's
+//             resident operands held (Lemma H1, include/tilesched/lower_bound_held.h).
 // Any schedule's total is at least each of them, since a step costs at least its compute and
 // at least its traffic; best() is the largest.
 #ifndef TILESCHED_LOWER_BOUND_H_
@@ -31,11 +33,13 @@ struct LowerBounds {
   double mixed = 0;
   double phase = 0;     // Lemmas P1-P6 (src/lower_bound_phase.cc)
   double capacity = 0;  // traffic and mixed with Lemma K1's capacity-aware charges
+  double held = 0;      // Lemma H1 (include/tilesched/lower_bound_held.h)
   double best() const {
     double m = compute > io ? compute : io;
     m = traffic > m ? traffic : m;
     m = phase > m ? phase : m;
     m = capacity > m ? capacity : m;
+    m = held > m ? held : m;
     return mixed > m ? mixed : m;
   }
   // The bound of the first release (compute or graph I/O), kept because the beam search

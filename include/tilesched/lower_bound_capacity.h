@@ -9,6 +9,7 @@
 #define TILESCHED_LOWER_BOUND_CAPACITY_H_
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "tilesched/demand.h"
@@ -25,6 +26,10 @@ struct CapOperand {
   bool cols_stream = false;
   bool rows_coincide = false;  // Lemma M4: a k-slice may equal a tile range along rows / cols
   bool cols_coincide = false;
+  // Lemma M4': where a k-slice may coincide, at most two slices per tile are spared, so the
+  // multiplier is kept at (1 - 2k / K) of M3's (and at least 1) instead of dropped to 1; the
+  // charge is then minimized over the subgraph's k as well.
+  bool few_coincide = false;
   double load = 0;   // share x size: the charge of one full load (Lemma M7's alpha)
   // > 0: Lemma K2's shared operand: `load` is the whole size, split among the split roots that
   // read it in the subgraph (at most this many), each of which holds a tile buffer.
@@ -33,6 +38,10 @@ struct CapOperand {
   double size = 0;
   bool can_reside = false;  // produced by an op (rule 3.6)
   double inside = -1;       // charge when computed inside by its producer; < 0: impossible
+  // Lemma H1 (optional, one entry per operand of the call): the charge when computed inside
+  // while operand j is resident, so that j is held in full at every step of the subgraph and
+  // the producer's own charge is priced with it; < 0: impossible. Empty: `inside` always.
+  std::vector<double> inside_when;
 };
 
 struct CapContext {
@@ -41,6 +50,8 @@ struct CapContext {
   int64_t native_h = 0;
   int64_t native_w = 0;
   int64_t capacity = 0;
+  // Largest k a subgraph may use (rule 3.4: native k under k_limit=native); Lemma M4' only.
+  int64_t k_max = std::numeric_limits<int64_t>::max() / 4;
 };
 
 // Lemma K1: the least charge over operand choices and fitting tiles; a negative value when no

@@ -40,6 +40,7 @@ int RunBound(int argc, char** argv, int first) {
             << "  mixed:    " << FormatNumber(bounds.mixed) << "\n"
             << "  phase:    " << FormatNumber(bounds.phase) << "\n"
             << "  capacity: " << FormatNumber(bounds.capacity) << "\n"
+            << "  held:     " << FormatNumber(bounds.held) << "\n"
             << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
   return kExitOk;
 }
