@@ -162,8 +162,12 @@ class Bitset {
 // resident operands of the ops that demand this one's region), sorted ids. Forgetting one only
 // lowers a charge, so only "big" tensors are tracked (two of them never fit together with one
 // more element, rule 3.8), and then one is all a subgraph can hold: at most one entry, which
-// bounds the work by (ops x roles) per big tensor.
+// bounds the work by (ops x roles) per big tensor. Lemma H2's entry kNoBig instead: no big
+// tensor is resident for any op of the cone being priced.
 using Held = std::vector<int>;
+constexpr int kNoBig = -1;
+// Lemma H2 tracks up to this many big tensors read in an op's cone (more: never apart).
+constexpr size_t kMaxConeBigs = 64;
 
 // One use of a tensor: op `op` reads it in `slot`.
 struct Use {
@@ -206,6 +210,7 @@ class TrafficBound {
     BuildRoles();
     BuildReachability();
     BuildShares();
+    if (held_aware_) BuildConeBigs();
     cost_first_.assign(static_cast<size_t>(n), {});
     cost_weak_.assign(static_cast<size_t>(n), {});
     chi_.assign(static_cast<size_t>(n), 0);
@@ -463,8 +468,55 @@ class TrafficBound {
   // Lemma H1: the elements of the held tensors.
   int64_t HeldSize(const Held& held) const {
     int64_t total = 0;
-    for (int t : held) total += Size(t);
+    for (int t : held) total += t >= 0 ? Size(t) : 0;
     return total;
+  }
+
+  // Lemmas H1-H2: a produced tensor that may be resident but never next to another such one
+  // (two of them and one more element exceed the capacity, rule 3.8).
+  bool Big(int t) const {
+    const int64_t cap = hw_.fast_memory_capacity;
+    return p_.producer(t) >= 0 && Size(t) < cap && 2 * Size(t) + 1 > cap;
+  }
+
+  // Lemma H2: the big tensors read by op o or by any op it depends on (sorted; `overflow` when
+  // more than kMaxConeBigs), in topological order. Linear in ops times kMaxConeBigs.
+  void BuildConeBigs() {
+    cone_bigs_.assign(static_cast<size_t>(p_.num_ops()), {});
+    cone_overflow_.assign(static_cast<size_t>(p_.num_ops()), false);
+    for (int o : g_.topo_order()) {
+      std::vector<int>& bigs = cone_bigs_[static_cast<size_t>(o)];
+      bool overflow = false;
+      for (int t : p_.op(o).inputs) {
+        if (Big(t)) bigs.push_back(t);
+        const int q = p_.producer(t);
+        if (q < 0) continue;
+        const auto& up = cone_bigs_[static_cast<size_t>(q)];
+        bigs.insert(bigs.end(), up.begin(), up.end());
+        overflow = overflow || cone_overflow_[static_cast<size_t>(q)];
+      }
+      std::sort(bigs.begin(), bigs.end());
+      bigs.erase(std::unique(bigs.begin(), bigs.end()), bigs.end());
+      if (bigs.size() > kMaxConeBigs) {
+        bigs.clear();
+        overflow = true;
+      }
+      cone_overflow_[static_cast<size_t>(o)] = overflow;
+    }
+  }
+
+  // Lemma H2: the cones of producers a and b read no big tensor in common.
+  bool Apart(int a, int b) const {
+    if (cone_overflow_[static_cast<size_t>(a)] || cone_overflow_[static_cast<size_t>(b)]) return false;
+    const auto& x = cone_bigs_[static_cast<size_t>(a)];
+    const auto& y = cone_bigs_[static_cast<size_t>(b)];
+    size_t i = 0, j = 0;
+    while (i < x.size() && j < y.size()) {
+      if (x[i] == y[j]) return false;
+      if (x[i] < y[j]) ++i;
+      else ++j;
+    }
+    return true;
   }
 
   // Producer p's charge in its role `at` (first subgraph or recomputed) with `held` held whole;
@@ -508,6 +560,7 @@ class TrafficBound {
     const Op& op = p_.op(c);
     double total = 0;
     const int64_t held_size = HeldSize(held);
+    const bool no_big = std::find(held.begin(), held.end(), kNoBig) != held.end();
     std::vector<int> operands;
     for (int t : op.inputs) {
       if (std::find(operands.begin(), operands.end(), t) == operands.end()) operands.push_back(t);
@@ -535,7 +588,8 @@ class TrafficBound {
       double best = load * multiplier + store;
       // Resident: retained by the previous subgraph, so it fits with room to spare, next to
       // whatever else is held (Lemma H1).
-      if (producer >= 0 && (is_held || Size(t) + held_size < hw_.fast_memory_capacity)) best = 0;
+      const bool may_reside = producer >= 0 && !(no_big && Big(t));
+      if (may_reside && (is_held || Size(t) + held_size < hw_.fast_memory_capacity)) best = 0;
       // Computed inside by its producer (Lemma M5).
       double inside = -1;
       if (producer >= 0) {
@@ -565,7 +619,7 @@ class TrafficBound {
       k1.store = store;
       // A held operand is already counted in the held elements (Lemma H1).
       k1.size = is_held ? 0 : size;
-      k1.can_reside = producer >= 0;
+      k1.can_reside = may_reside;
       k1.inside = inside;
       // Lemma H1: computed inside while another operand of c is resident, that operand is held
       // at every step of the subgraph, the producer's included.
@@ -576,8 +630,19 @@ class TrafficBound {
           if (u == t || p_.producer(u) < 0 || 2 * Size(u) + 1 <= hw_.fast_memory_capacity) continue;
           k1.inside_when[j] = Inside(c, r, slots, producer, Held{u});
         }
+        // Lemma H2: the same without a big tensor resident anywhere in the producer's cone.
+        k1.inside_alone = Inside(c, r, slots, producer, Held{kNoBig});
       }
       cap.push_back(k1);
+    }
+    // Lemma H2: which operands' producers read no big tensor in common.
+    if (cap_ok && held_aware_ && held.empty()) {
+      for (size_t i = 0; i < cap.size(); ++i) {
+        for (size_t j = 0; j < cap.size(); ++j) {
+          const int a = p_.producer(operands[i]), b = p_.producer(operands[j]);
+          if (i != j && a >= 0 && b >= 0 && a != b && Apart(a, b)) cap[i].apart |= uint32_t{1} << j;
+        }
+      }
     }
     // Lemma K1, for ops of at most four distinct operands (3^4 arrival choices).
     if (cap_ok && cap.size() <= 4) {
@@ -624,6 +689,8 @@ class TrafficBound {
   std::vector<double> chi_;
   // Lemma H1: charges with tensors held, by (op, role, first, held).
   std::map<std::tuple<int, int, bool, Held>, double> memo_;
+  std::vector<std::vector<int>> cone_bigs_;
+  std::vector<bool> cone_overflow_;
 };
 
 // Lemma C2: op o's compute in a subgraph where it has role r (Lemma M2). A tile dimension is

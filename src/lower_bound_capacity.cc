@@ -205,6 +205,40 @@ double CapacityCharge(const CapContext& ctx, const std::vector<CapOperand>& oper
         else fixed += inside;
       }
     }
+    // Lemma H2: with no resident operand, of pairwise apart operands computed inside at most
+    // one holds a big tensor; the others are priced without one.
+    if (available) {
+      bool any_resident = false, all_apart = true;
+      int inside_count = 0;
+      for (size_t i = 0; i < n; ++i) {
+        any_resident |= how[i] == Arrival::kResident;
+        if (how[i] != Arrival::kInside) continue;
+        ++inside_count;
+        if (operands[i].inside_alone < 0) all_apart = false;
+        for (size_t j = 0; j < n; ++j) {
+          if (j != i && how[j] == Arrival::kInside && !(operands[i].apart >> j & 1)) all_apart = false;
+        }
+      }
+      if (!any_resident && inside_count >= 2 && all_apart) {
+        // The least over which one holds: its own charge, the others' alone (>= their own).
+        double least = std::numeric_limits<double>::infinity();
+        for (size_t holder = 0; holder < n; ++holder) {
+          if (how[holder] != Arrival::kInside) continue;
+          double sum = 0;
+          for (size_t i = 0; i < n; ++i) {
+            if (how[i] != Arrival::kInside) continue;
+            sum += i == holder ? operands[i].inside : std::max(operands[i].inside_alone, operands[i].inside);
+          }
+          least = std::min(least, sum);
+        }
+        double own = 0;
+        for (size_t i = 0; i < n; ++i) {
+          if (how[i] == Arrival::kInside) own += operands[i].inside;
+        }
+        if (least == std::numeric_limits<double>::infinity()) available = false;
+        else fixed += least - own;
+      }
+    }
     if (available && fixed < best) {
       // Lemma K2: n split roots share the shared operands' load (n = 1 when there are none).
       int most = 1;

@@ -89,7 +89,8 @@ TEST(HeldLowerBound, OneHeadOfBenchmark8) {
 
 // Random heads: X (r x K, K > native) read by two or three projections X @ Wi (r x r), a
 // Pointwise op on one of them, a MatMul of two projections, sometimes a second MatMul with the
-// third; capacity between one intermediate and two.
+// third; or a Pointwise join of two projections through a Pointwise op each; capacity between
+// one intermediate and two.
 Problem HeadProblem(uint64_t seed) {
   std::mt19937_64 rng(seed);
   auto pick = [&](std::vector<int64_t> values) { return values[rng() % values.size()]; };
@@ -101,6 +102,20 @@ Problem HeadProblem(uint64_t seed) {
   const double bandwidth = std::vector<double>{0.05, 0.25, 1}[rng() % 3];
   ProblemBuilder b(std::max<int64_t>(capacity, 4), bandwidth, native);
   const int x = b.Tensor(r, k);
+  if (rng() % 3 == 0) {
+    // A join J = PW(PW(A), PW(B)) of two projections (Lemma H2: its two producers' cones
+    // cannot both hold their projection).
+    std::vector<int> sides;
+    for (int i = 0; i < 2; ++i) {
+      const int w = b.Tensor(k, r), a = b.Tensor(r, r), a2 = b.Tensor(r, r);
+      b.MatMul(x, w, a, static_cast<double>(pick({1, 2})));
+      b.Pointwise({a}, a2, 1);
+      sides.push_back(a2);
+    }
+    const int j = b.Tensor(r, r);
+    b.Pointwise(sides, j, 1);
+    return b.Build();
+  }
   const bool third = rng() % 2 == 0;
   std::vector<int> proj;
   for (int i = 0; i < (third ? 3 : 2); ++i) {
@@ -124,7 +139,7 @@ Problem HeadProblem(uint64_t seed) {
 }
 
 TEST(HeldLowerBound, BelowBruteForceOptimumOnHeads) {
-  const int wanted = testing::kInstrumentedBuild ? 6 : 24;
+  const int wanted = testing::kInstrumentedBuild ? 6 : 30;
   testing::BruteForceLimits limits;
   limits.full_cost_calls = 10000;
   limits.max_cost_calls = 400000;

@@ -42,6 +42,12 @@ struct CapOperand {
   // while operand j is resident, so that j is held in full at every step of the subgraph and
   // the producer's own charge is priced with it; < 0: impossible. Empty: `inside` always.
   std::vector<double> inside_when;
+  // Lemma H2 (optional): the charge when computed inside with no big tensor resident anywhere
+  // in the producer's cone (< -1: not given), and the operands (bit j) whose producers' cones
+  // read no big tensor in common with this one's: of operands computed inside that are
+  // pairwise such, at most one cone holds a big tensor.
+  double inside_alone = -2;
+  uint32_t apart = 0;
 };
 
 struct CapContext {
