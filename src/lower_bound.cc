@@ -1,5 +1,5 @@
 // Compute, I/O, memory-traffic and mixed-roofline lower bounds (docs/bounds.md: Lemmas C1-C2,
-// M1-M7, G1-G3).
+// M1-M7, G1-G3), and the capacity and held parts (K1-K2, H1-H2) built on the same charges.
 //
 // The traffic bound charges every op the traffic of its first subgraph (the first subgraph of
 // the schedule that contains it), minimized over everything that subgraph could be: the
@@ -13,6 +13,8 @@
 // The mixed bound (MixedLowerBound) reuses the traffic bound's charges without stores (each a
 // load of the op's first subgraph), pairs compute-heavy with memory-heavy ops that can share a
 // first subgraph in a bipartite max flow, and runs at most five traffic passes (Lemma G3).
+// The held part (HeldLowerBound) is one more traffic pass in which a producer computed inside
+// is priced with its reader's resident big operand held (memoized per op, role and that tensor).
 #include "tilesched/lower_bound.h"
 
 #include <algorithm>
