@@ -17,6 +17,7 @@
 #include "tilesched/evaluate.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
+#include "tilesched/lower_bound_capacity.h"
 #include "tilesched/lower_bound_held.h"
 
 namespace tilesched {
@@ -85,6 +86,45 @@ TEST(HeldLowerBound, OneHeadOfBenchmark8) {
       EXPECT_LE(ComputeLowerBounds(p, m).best(), e->total * (1 + 1e-9)) << ModesString(m);
     }
   }
+}
+
+// Lemma M4' on its own: an inner projection's operands next to a held 128 x 128 tensor
+// (capacity 25000 - 16384 = 8616), grid 128 x 128, native 128. X (128 x 256) is read in k-slice
+// rows and full columns (may coincide: M4 would keep 1), its load shared by 9 (M7's alpha); W
+// (256 x 128) in full rows and tile columns, loaded once. At tile height 128 a step holds
+// k x 256 of X, 256 x w of W and the 128 x w tile: 256k + 384w <= 8616. Per k: C = ceil(128 / w)
+// columns and X loaded C x (1 - 2k/128) times: k=1: w=21, 7 x 126/128 = 6.89; k=4: w=19,
+// 7 x 120/128 = 6.5625; k=5: w=19, 7 x 118/128 = 6.453125; k=6: w=18, C=8, 7.25; k=9: w=16,
+// 8 x 110/128 = 6.875; larger k only fewer columns' worth (k=32: w=1, 128 x 58/128); lower
+// tiles give more tiles (h=64, k=5: w=22, 2 x 6 = 12). The whole-K step (32768) never fits.
+TEST(HeldLowerBound, CoincidingSliceKeepsMostOfItsMultiplier) {
+  CapContext ctx;
+  ctx.grid_h = 128;
+  ctx.grid_w = 128;
+  ctx.native_h = 128;
+  ctx.native_w = 128;
+  ctx.capacity = 25000 - 16384;
+  ctx.k_max = 128;
+  CapOperand x;
+  x.rows = DimKind::kSlice;
+  x.cols = DimKind::kFull;
+  x.height = 128;
+  x.width = 256;
+  x.rows_coincide = true;
+  x.few_coincide = true;
+  x.load = 32768.0 / 9;
+  x.size = 32768;
+  CapOperand w;
+  w.rows = DimKind::kFull;
+  w.cols = DimKind::kTile;
+  w.height = 256;
+  w.width = 128;
+  w.load = 32768;
+  w.size = 32768;
+  EXPECT_NEAR(CapacityCharge(ctx, {x, w}), /*32768/9*6.453125+32768=*/32768.0 / 9 * 6.453125 + 32768, 1e-6);
+  // Without Lemma M4' the coinciding slice keeps no multiplier: 32768/9 + 32768.
+  x.few_coincide = false;
+  EXPECT_NEAR(CapacityCharge(ctx, {x, w}), 32768.0 / 9 + 32768, 1e-6);
 }
 
 // Random heads: X (r x K, K > native) read by two or three projections X @ Wi (r x r), a
