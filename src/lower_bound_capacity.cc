@@ -155,10 +155,10 @@ double BestTileForK(const CapContext& ctx, const std::vector<CapOperand>& ops, c
 }
 
 // BestTileForK over every k: one range [1, inf) unless a loaded operand uses Lemma M4', then
-// ranges [k, k + max(0, k/8 - 1)] up to min(ctx.k_max, the largest extent K of such an
+// ranges [k, k + max(0, k/4 - 1)] up to min(ctx.k_max, the largest extent K of such an
 // operand's streamed dimension), each priced at its least k for the working set and its most
 // for the spared share; the last one reaches every larger k (whose share is at most 0, or
-// which rule 3.4 excludes). At most 8 ln(K) + 8 ranges.
+// which rule 3.4 excludes). At most 5 ln(K) + 4 ranges.
 double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const std::vector<Arrival>& how,
                 int sharers) {
   int64_t k_top = 0;
@@ -172,7 +172,7 @@ double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const
   if (k_top == 0) return BestTileForK(ctx, ops, how, sharers, /*k_least=*/1, kAnyK);
   double best = std::numeric_limits<double>::infinity();
   for (int64_t k = 1; k <= k_top;) {
-    const int64_t next = k + std::max<int64_t>(1, k / 8);
+    const int64_t next = k + std::max<int64_t>(1, k / 4);
     const int64_t k_most = next > k_top ? kAnyK : next - 1;
     best = std::min(best, BestTileForK(ctx, ops, how, sharers, k, k_most));
     k = next;
