@@ -13,7 +13,9 @@ namespace tilesched::cli {
 
 int RunBound(int argc, char** argv, int first) {
   std::vector<Option> options = ModeOptions();
-  options.push_back({"json", "", "print JSON: lower_bound, every part (compute, io, traffic, mixed, phase, capacity, coupled, shared), modes, time_s"});
+  options.push_back({"json", "",
+                     "print JSON: lower_bound, every part (compute, io, traffic, mixed, phase, capacity, coupled, "
+                     "shared, squeeze, held), modes, time_s"});
   Args args("bound", "PROBLEM.json [--json] [mode flags]",
             "Prints a lower bound on the total latency of every valid schedule of PROBLEM.json\n"
             "under the chosen modes: the largest of its parts, each printed below: compute (every\n"
@@ -43,6 +45,7 @@ int RunBound(int argc, char** argv, int first) {
             << "  coupled:  " << FormatNumber(bounds.coupled) << "\n"
             << "  shared:   " << FormatNumber(bounds.shared) << "\n"
             << "  squeeze:  " << FormatNumber(bounds.squeeze) << "\n"
+            << "  held:     " << FormatNumber(bounds.held) << "\n"
             << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
   return kExitOk;
 }
