@@ -1,5 +1,5 @@
 // Compute, I/O, memory-traffic and mixed-roofline lower bounds (docs/bounds.md: Lemmas C1-C2,
-// M1-M7, G1-G3).
+// M1-M7, G1-G3), and the capacity and held parts (K1-K3, H1-H2) built on the same charges.
 //
 // The traffic bound charges every op the traffic of its first subgraph (the first subgraph of
 // the schedule that contains it), minimized over everything that subgraph could be: the
@@ -13,6 +13,8 @@
 // The mixed bound (MixedLowerBound) reuses the traffic bound's charges without stores (each a
 // load of the op's first subgraph), pairs compute-heavy with memory-heavy ops that can share a
 // first subgraph in a bipartite max flow, and runs at most five traffic passes (Lemma G3).
+// The held part (HeldLowerBound) is one more traffic pass in which a producer computed inside
+// is priced with its reader's resident big operand held (memoized per op, role and that tensor).
 #include "tilesched/lower_bound.h"
 
 #include <algorithm>
@@ -20,6 +22,8 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -28,6 +32,7 @@
 #include "tilesched/grid.h"
 #include "tilesched/lower_bound_phase.h"
 #include "tilesched/lower_bound_capacity.h"
+#include "tilesched/lower_bound_held.h"
 #include "tilesched/lower_bound_shared.h"
 #include "tilesched/lower_bound_squeeze.h"
 #include "tilesched/max_flow.h"
@@ -105,9 +110,9 @@ struct RoleSet {
 // Which operand slot of a MatMul (Pointwise inputs all behave alike).
 enum class Slot { kLhs, kRhs, kPointwise };
 
-// Which charges a traffic pass uses: Lemma M7's (plain), with Lemmas K1-K2 (capacity), or with
-// Lemma S1 and its companions S2-S3 (shared).
-enum class Variant { kPlain, kCapacity, kShared };
+// Which charges a traffic pass uses: Lemma M7's (plain), with Lemmas K1-K3 (capacity), with
+// Lemma S1 and its companions S2-S3 (shared), or with K1 and Lemmas H1-H2, M4' (held).
+enum class Variant { kPlain, kCapacity, kShared, kHeld };
 
 // What every subgraph guarantees of an op as a split root (Lemma M3).
 struct RootInfo {
@@ -176,6 +181,17 @@ bool AlwaysSplit(const Problem& p, const CostModes& modes, int o) {
   return k + 1 > p.hardware().fast_memory_capacity;
 }
 
+// Lemma H1: tensors known to be held whole in fast memory at every step of the subgraph (the
+// resident operands of the ops that demand this one's region), sorted ids. Forgetting one only
+// lowers a charge, so only "big" tensors are tracked (two of them never fit together with one
+// more element, rule 3.8), and then one is all a subgraph can hold: at most one entry, which
+// bounds the work by (ops x roles) per big tensor. Lemma H2's entry kNoBig instead: no big
+// tensor is resident for any op of the cone being priced.
+using Held = std::vector<int>;
+constexpr int kNoBig = -1;
+// Lemma H2 tracks up to this many big tensors read in an op's cone (more: never apart).
+constexpr size_t kMaxConeBigs = 64;
+
 // One use of a tensor: op `op` reads it in `slot`.
 struct Use {
   int op;
@@ -191,7 +207,9 @@ class TrafficBound {
   // `variant`: kCapacity adds Lemmas K1-K3 (charges minimized over the tiles that fit; the load
   // of a graph input read by several ops is charged to the split roots that read it); kShared
   // adds Lemmas S1-S3 (loads of shared graph inputs split by footprints, Lemma M4 sharpened,
-  // roles whose graph-input slice cannot fit dropped).
+  // roles whose graph-input slice cannot fit dropped); kHeld adds Lemmas H1-H2 and M4' to K1
+  // (the producer computed inside is priced with the consumer's resident operands held; graph
+  // inputs shared by M7's alpha, not Lemma K2; no Lemma K3).
   // `coupling` (Lemma L1, the coupled part, with kCapacity): every charge also counts the op's
   // own compute in its role, times this many elements per unit of compute (0: traffic only).
   TrafficBound(const Problem& problem, const CostModes& modes, bool with_stores = true,
@@ -199,8 +217,8 @@ class TrafficBound {
                double coupling = 0)
       : p_(problem), modes_(modes), g_(problem.graph()), hw_(problem.hardware()),
         with_stores_(with_stores), own_kinds_(std::move(own_kinds)),
-        capacity_aware_(variant == Variant::kCapacity), shared_(variant == Variant::kShared),
-        coupling_(coupling) {}
+        capacity_aware_(variant == Variant::kCapacity || variant == Variant::kHeld),
+        held_aware_(variant == Variant::kHeld), shared_(variant == Variant::kShared), coupling_(coupling) {}
 
   double Run() {
     const int n = p_.num_ops();
@@ -222,6 +240,7 @@ class TrafficBound {
     BuildReachability();
     BuildShares();
     if (shared_) plan_ = PlanSharedInputs(p_, alpha_load_);
+    if (held_aware_) BuildConeBigs();
     cost_first_.assign(static_cast<size_t>(n), {});
     cost_weak_.assign(static_cast<size_t>(n), {});
     chi_.assign(static_cast<size_t>(n), 0);
@@ -230,9 +249,9 @@ class TrafficBound {
       const RoleSet& rs = roles_[static_cast<size_t>(o)];
       double chi = std::numeric_limits<double>::infinity();
       for (const Role& r : rs.roles) {
-        const double first = OpCost(o, r, /*first=*/true);
+        const double first = OpCost(o, r, /*first=*/true, {});
         cost_first_[static_cast<size_t>(o)].push_back(first);
-        cost_weak_[static_cast<size_t>(o)].push_back(OpCost(o, r, /*first=*/false));
+        cost_weak_[static_cast<size_t>(o)].push_back(OpCost(o, r, /*first=*/false, {}));
         if (own_kinds_.empty() || (own_kinds_[static_cast<size_t>(o)] >> RoleKey(r.rows, r.cols) & 1)) {
           chi = std::min(chi, first);
         }
@@ -620,27 +639,118 @@ class TrafficBound {
     return best;
   }
 
+  // Lemma H1: the elements of the held tensors.
+  int64_t HeldSize(const Held& held) const {
+    int64_t total = 0;
+    for (int t : held) total += t >= 0 ? Size(t) : 0;
+    return total;
+  }
+
+  // Lemmas H1-H2: a produced tensor that may be resident but never next to another such one
+  // (two of them and one more element exceed the capacity, rule 3.8).
+  bool Big(int t) const {
+    const int64_t cap = hw_.fast_memory_capacity;
+    return p_.producer(t) >= 0 && Size(t) < cap && 2 * Size(t) + 1 > cap;
+  }
+
+  // Lemma H2: the big tensors read by op o or by any op it depends on (sorted; `overflow` when
+  // more than kMaxConeBigs), in topological order. Linear in ops times kMaxConeBigs.
+  void BuildConeBigs() {
+    cone_bigs_.assign(static_cast<size_t>(p_.num_ops()), {});
+    cone_overflow_.assign(static_cast<size_t>(p_.num_ops()), false);
+    for (int o : g_.topo_order()) {
+      std::vector<int>& bigs = cone_bigs_[static_cast<size_t>(o)];
+      bool overflow = false;
+      for (int t : p_.op(o).inputs) {
+        if (Big(t)) bigs.push_back(t);
+        const int q = p_.producer(t);
+        if (q < 0) continue;
+        const auto& up = cone_bigs_[static_cast<size_t>(q)];
+        bigs.insert(bigs.end(), up.begin(), up.end());
+        overflow = overflow || cone_overflow_[static_cast<size_t>(q)];
+      }
+      std::sort(bigs.begin(), bigs.end());
+      bigs.erase(std::unique(bigs.begin(), bigs.end()), bigs.end());
+      if (bigs.size() > kMaxConeBigs) {
+        bigs.clear();
+        overflow = true;
+      }
+      cone_overflow_[static_cast<size_t>(o)] = overflow;
+    }
+  }
+
+  // Lemma H2: the cones of producers a and b read no big tensor in common.
+  bool Apart(int a, int b) const {
+    if (cone_overflow_[static_cast<size_t>(a)] || cone_overflow_[static_cast<size_t>(b)]) return false;
+    const auto& x = cone_bigs_[static_cast<size_t>(a)];
+    const auto& y = cone_bigs_[static_cast<size_t>(b)];
+    size_t i = 0, j = 0;
+    while (i < x.size() && j < y.size()) {
+      if (x[i] == y[j]) return false;
+      if (x[i] < y[j]) ++i;
+      else ++j;
+    }
+    return true;
+  }
+
+  // Producer p's charge in its role `at` (first subgraph or recomputed) with `held` held whole;
+  // with nothing held, the values of Run()'s pass (p precedes its readers in topological order).
+  double CostAt(int p, int at, const Held& held, bool first) {
+    if (held.empty()) {
+      const auto& costs = first ? cost_first_ : cost_weak_;
+      return costs[static_cast<size_t>(p)][static_cast<size_t>(at)];
+    }
+    const auto key = std::make_tuple(p, at, first, held);
+    const auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    const double cost = OpCost(p, roles_[static_cast<size_t>(p)].roles[static_cast<size_t>(at)], first, held);
+    memo_.emplace(key, cost);
+    return cost;
+  }
+
+  // Lemma M7: op c (role r, reading t in `slots`) computes t inside by its producer: the
+  // producer's excess over its own charge (same first subgraph) or its recomputed loads, its
+  // readers' share each; < 0 when the producer cannot take the demanded role.
+  double Inside(int c, const Role& r, const std::vector<Slot>& slots, int producer, const Held& held) {
+    const Op& op = p_.op(c);
+    double first_cost = 0, weak_cost = 0;
+    for (Slot s : slots) {
+      const Role d = Demanded(op.type, s, r, Root(c));
+      const int at = roles_[static_cast<size_t>(producer)].Find(d.rows, d.cols);
+      if (at < 0 || !Allowed(producer, d)) return -1;
+      first_cost = std::max(first_cost, CostAt(producer, at, held, /*first=*/true));
+      weak_cost = std::max(weak_cost, CostAt(producer, at, held, /*first=*/false));
+    }
+    const double beta = 1.0 / static_cast<double>(ReaderCount(p_.op(producer).output));
+    const double excess = std::max(0.0, first_cost - chi_[static_cast<size_t>(producer)]);
+    return beta * std::min(excess, weak_cost);
+  }
+
   // The charge of op c in role r (Lemmas M2-M7): per distinct operand the cheapest way it can
   // arrive. `first`: in c's first subgraph (stores of loaded intermediates count, Lemma M6
-  // excludes descendants); otherwise c is recomputed there and only its loads count.
-  double OpCost(int c, const Role& r, bool first) const {
+  // excludes descendants); otherwise c is recomputed there and only its loads count. `held`:
+  // tensors held whole at every step of that subgraph (Lemma H1; empty outside held_aware).
+  double OpCost(int c, const Role& r, bool first, const Held& held) {
     const Op& op = p_.op(c);
     if (shared_ && !GraphInputSlicesFit(c, r)) return std::numeric_limits<double>::infinity();
     double total = 0;
-    std::vector<int> done;
+    const int64_t held_size = HeldSize(held);
+    const bool no_big = std::find(held.begin(), held.end(), kNoBig) != held.end();
+    std::vector<int> operands;
+    for (int t : op.inputs) {
+      if (std::find(operands.begin(), operands.end(), t) == operands.end()) operands.push_back(t);
+    }
     // Lemma K1's view of the same operands (one slot each; otherwise K1 is not used).
     std::vector<CapOperand> cap;
     bool cap_ok = capacity_aware_ && r.grid_h > 0 && r.grid_w > 0;
-    for (size_t i = 0; i < op.inputs.size(); ++i) {
-      const int t = op.inputs[i];
-      if (std::find(done.begin(), done.end(), t) != done.end()) continue;
-      done.push_back(t);
+    for (const int t : operands) {
       std::vector<Slot> slots;
       for (const Use& u : uses_[static_cast<size_t>(t)]) {
         if (u.op == c) slots.push_back(u.slot);
       }
       const int producer = p_.producer(t);
       const double size = static_cast<double>(Size(t));
+      const bool is_held = std::find(held.begin(), held.end(), t) != held.end();
       // Loaded from slow memory (Lemma M3), after a store when produced by an op (Lemma M1).
       double multiplier = 1;
       for (Slot s : slots) multiplier = std::max(multiplier, Multiplier(c, t, s, r, first));
@@ -650,7 +760,7 @@ class TrafficBound {
       // The coupled part (Lemma L1) keeps M7's shares for a tensor whose co-charging readers
       // exceed kCoupledSharers (per tensor, so every reader of it uses one accounting): K2 tries
       // every sharer count, once per lambda.
-      const bool shared = capacity_aware_ && producer < 0 && ReaderCount(t) >= 2 &&
+      const bool shared = capacity_aware_ && !held_aware_ && producer < 0 && ReaderCount(t) >= 2 &&
                           (coupling_ == 0 || std::lround(1 / alpha_load_[static_cast<size_t>(t)]) <= kCoupledSharers);
       if (shared && !root) load = 0;
       // Lemma S1: a split input's loads are charged through its readers' footprints only.
@@ -658,30 +768,16 @@ class TrafficBound {
       const double store = producer >= 0 && first && with_stores_ ? alpha_store_[static_cast<size_t>(t)] * size : 0;
       const double loaded = load * multiplier + store;
       double best = loaded;
-      // Resident: retained by the previous subgraph, so it fits with room to spare.
-      const bool can_reside = producer >= 0 && Size(t) < hw_.fast_memory_capacity;
+      // Resident: retained by the previous subgraph, so it fits with room to spare, next to
+      // whatever else is held (Lemma H1).
+      const bool may_reside = producer >= 0 && !(no_big && Big(t));
+      const bool can_reside = may_reside && (is_held || Size(t) + held_size < hw_.fast_memory_capacity);
       if (can_reside) best = 0;
       // Computed inside by its producer (Lemma M5).
       double inside = -1;
       if (producer >= 0) {
-        double first_cost = 0, weak_cost = 0;
-        bool ok = true;
-        for (Slot s : slots) {
-          const Role d = Demanded(op.type, s, r, Root(c));
-          const int at = roles_[static_cast<size_t>(producer)].Find(d.rows, d.cols);
-          if (at < 0 || !Allowed(producer, d)) {
-            ok = false;
-            break;
-          }
-          first_cost = std::max(first_cost, cost_first_[static_cast<size_t>(producer)][static_cast<size_t>(at)]);
-          weak_cost = std::max(weak_cost, cost_weak_[static_cast<size_t>(producer)][static_cast<size_t>(at)]);
-        }
-        if (ok) {
-          const double beta = 1.0 / static_cast<double>(ReaderCount(p_.op(producer).output));
-          const double excess = std::max(0.0, first_cost - chi_[static_cast<size_t>(producer)]);
-          inside = beta * std::min(excess, weak_cost);
-          best = std::min(best, inside);
-        }
+        inside = Inside(c, r, slots, producer, held);
+        if (inside >= 0) best = std::min(best, inside);
       }
       if (shared_ && op.type == OpType::kMatMul && slots.size() == 1) {
         const int pos = slots[0] == Slot::kLhs ? 0 : 1;
@@ -707,16 +803,39 @@ class TrafficBound {
       k1.cols_stream = d.cols_stream;
       k1.rows_coincide = MayCoincide(c, t, slots[0], r, /*along_rows=*/true, first);
       k1.cols_coincide = MayCoincide(c, t, slots[0], r, /*along_rows=*/false, first);
+      k1.few_coincide = held_aware_;
       k1.load = shared && root ? size : load;
       k1.shared_readers = shared && root ? std::min(static_cast<int>(std::lround(1 / alpha_load_[static_cast<size_t>(t)])),
                                                     SameShapeMatMulReaders(c, t))
                                          : 0;
-      k1.tile_distinct = root && slots[0] != Slot::kPointwise && TileDistinct(c, t, slots[0]);
+      k1.tile_distinct = !held_aware_ && root && slots[0] != Slot::kPointwise && TileDistinct(c, t, slots[0]);
       k1.store = store;
-      k1.size = size;
-      k1.can_reside = producer >= 0;
+      // A held operand is already counted in the held elements (Lemma H1).
+      k1.size = is_held ? 0 : size;
+      k1.can_reside = may_reside;
       k1.inside = inside;
+      // Lemma H1: computed inside while another operand of c is resident, that operand is held
+      // at every step of the subgraph, the producer's included.
+      if (held_aware_ && producer >= 0 && inside >= 0 && held.empty()) {
+        k1.inside_when.assign(operands.size(), inside);
+        for (size_t j = 0; j < operands.size(); ++j) {
+          const int u = operands[j];
+          if (u == t || p_.producer(u) < 0 || 2 * Size(u) + 1 <= hw_.fast_memory_capacity) continue;
+          k1.inside_when[j] = Inside(c, r, slots, producer, Held{u});
+        }
+        // Lemma H2: the same without a big tensor resident anywhere in the producer's cone.
+        k1.inside_alone = Inside(c, r, slots, producer, Held{kNoBig});
+      }
       cap.push_back(k1);
+    }
+    // Lemma H2: which operands' producers read no big tensor in common.
+    if (cap_ok && held_aware_ && held.empty()) {
+      for (size_t i = 0; i < cap.size(); ++i) {
+        for (size_t j = 0; j < cap.size(); ++j) {
+          const int a = p_.producer(operands[i]), b = p_.producer(operands[j]);
+          if (i != j && a >= 0 && b >= 0 && a != b && Apart(a, b)) cap[i].apart |= uint32_t{1} << j;
+        }
+      }
     }
     // Lemma L1: the op's own compute in role r (Lemma C2), in element units.
     const double compute = coupling_ > 0 ? coupling_ * RoleCompute(p_, c, r, modes_.matmul_reduction) : 0;
@@ -728,7 +847,9 @@ class TrafficBound {
       ctx.grid_w = r.grid_w;
       ctx.native_h = hw_.native_h;
       ctx.native_w = hw_.native_w;
-      ctx.capacity = hw_.fast_memory_capacity;
+      // Lemma H1: the held tensors take their full size at every step (SPEC 6).
+      ctx.capacity = hw_.fast_memory_capacity - held_size;
+      if (modes_.k_limit == KLimit::kNative) ctx.k_max = hw_.native_k();
       // Lemma L1: a (T, T) role computes its whole region on every tile, each dimension of at
       // most the native extent paying one native tile (SPEC 5), the reduction in full.
       const bool tile_role = r.rows == DimKind::kTile && r.cols == DimKind::kTile;
@@ -739,7 +860,7 @@ class TrafficBound {
                                      : 1.0;
         ctx.tile_compute = coupling_ * op.base_cost * reduction;
       }
-      const double k1 = CapacityCharge(ctx, cap);
+      const double k1 = ctx.capacity > 0 ? CapacityCharge(ctx, cap) : -1;
       // No tile fits any arrival: the role never occurs in a valid schedule.
       if (k1 < 0) return std::numeric_limits<double>::infinity();
       total = std::max(total, k1 + (tile_role ? 0 : compute));
@@ -762,6 +883,7 @@ class TrafficBound {
   const bool with_stores_;
   const std::vector<uint16_t> own_kinds_;
   const bool capacity_aware_;
+  const bool held_aware_;
   const bool shared_;
   SharedPlan plan_;
   const double coupling_;
@@ -774,6 +896,10 @@ class TrafficBound {
   std::vector<double> alpha_load_, alpha_store_;
   std::vector<std::vector<double>> cost_first_, cost_weak_;
   std::vector<double> chi_;
+  // Lemma H1: charges with tensors held, by (op, role, first, held).
+  std::map<std::tuple<int, int, bool, Held>, double> memo_;
+  std::vector<std::vector<int>> cone_bigs_;
+  std::vector<bool> cone_overflow_;
 };
 
 // Lemma C2: op o's compute in a subgraph where it has role r (Lemma M2). A tile dimension is
@@ -1115,6 +1241,11 @@ double CoupledLowerBound(const Problem& problem, const CostModes& modes) {
   return best;
 }
 
+double HeldLowerBound(const Problem& problem, const CostModes& modes) {
+  const double traffic = TrafficBound(problem, modes, /*with_stores=*/true, {}, Variant::kHeld).Run();
+  return traffic / problem.hardware().slow_memory_bandwidth;
+}
+
 double TrafficLowerBound(const Problem& problem, const CostModes& modes) {
   return TrafficBound(problem, modes).Run();
 }
@@ -1136,6 +1267,7 @@ LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes) {
   bounds.shared = SharedLowerBound(problem, modes);
   bounds.coupled = CoupledLowerBound(problem, modes);
   bounds.squeeze = SqueezeLowerBound(problem, modes);
+  bounds.held = HeldLowerBound(problem, modes);
   return bounds;
 }
 

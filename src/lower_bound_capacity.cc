@@ -23,12 +23,13 @@ enum class Arrival : int { kLoaded = 0, kResident = 1, kInside = 2 };
 int64_t Ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Extent of a slice dimension at the grid's first tile (rows [0, h), cols [0, w): never
-// clipped smaller than min(h, grid)), for a kSlice dimension the least a k-slice can be (1)
-// or, for the single-step test, the whole reduction (the operand's extent along it).
-int64_t Extent(DimKind kind, int64_t tile, int64_t full, bool whole_slice) {
+// clipped smaller than min(h, grid)), for a kSlice dimension the least a first k-slice can be
+// (min(k_least, K), k_least >= 1 the least k considered) or, for the single-step test, the
+// whole reduction (the operand's extent along it).
+int64_t Extent(DimKind kind, int64_t tile, int64_t full, bool whole_slice, int64_t k_least) {
   if (kind == DimKind::kTile) return tile;
   if (kind == DimKind::kFull) return full;
-  return whole_slice ? full : 1;
+  return whole_slice ? full : std::min(k_least, full);
 }
 
 // The affine working set a + b * w of one step at tile height h (SPEC 6: resident tensors in
@@ -40,17 +41,17 @@ struct Affine {
 };
 
 Affine WorkingSet(const std::vector<CapOperand>& ops, const std::vector<Arrival>& how, int64_t h,
-                  bool whole_slice, int64_t buffers) {
+                  bool whole_slice, int64_t buffers, int64_t k_least) {
   Affine ws{0, static_cast<double>(h * buffers)};
   for (size_t i = 0; i < ops.size(); ++i) {
     const CapOperand& op = ops[i];
     if (how[i] == Arrival::kResident) ws.a += op.size;
     if (how[i] != Arrival::kLoaded) continue;
-    const double rows = static_cast<double>(Extent(op.rows, h, op.height, whole_slice));
+    const double rows = static_cast<double>(Extent(op.rows, h, op.height, whole_slice, k_least));
     if (op.cols == DimKind::kTile) {
       ws.b += rows;
     } else {
-      ws.a += rows * static_cast<double>(Extent(op.cols, 0, op.width, whole_slice));
+      ws.a += rows * static_cast<double>(Extent(op.cols, 0, op.width, whole_slice, k_least));
     }
   }
   return ws;
@@ -64,15 +65,27 @@ int64_t WidestFit(const Affine& ws, int64_t capacity, int64_t limit) {
   return w >= static_cast<double>(limit) ? limit : static_cast<int64_t>(w);
 }
 
-// Lemma M3 with the grid's rows R and columns C (instead of the native-tile minimum).
-double Multiplier(const CapOperand& op, double r, double c, bool forced) {
-  const bool rows = op.rows == DimKind::kSlice && (op.rows_stream || forced) && !op.rows_coincide;
-  const bool cols = op.cols == DimKind::kSlice && (op.cols_stream || forced) && !op.cols_coincide;
-  if (op.rows == DimKind::kTile && cols) return c;
-  if (op.cols == DimKind::kTile && rows) return r;
-  if (op.cols == DimKind::kFull && rows) return r * c;
-  if (op.rows == DimKind::kFull && cols) return r * c;
-  return 1;
+// Lemma M3 with the grid's rows R and columns C (instead of the native-tile minimum); where a
+// k-slice may coincide (M4), 1, or under Lemma M4' the share (1 - 2k/K) of it for k <= k_most.
+double Multiplier(const CapOperand& op, double r, double c, bool forced, int64_t k_most) {
+  const bool rows = op.rows == DimKind::kSlice && (op.rows_stream || forced);
+  const bool cols = op.cols == DimKind::kSlice && (op.cols_stream || forced);
+  double base = 1;
+  bool coincide = false;
+  int64_t extent = 1;  // K: the operand's extent along its streamed dimension
+  if (op.rows == DimKind::kTile && cols) {
+    base = c, coincide = op.cols_coincide, extent = op.width;
+  } else if (op.cols == DimKind::kTile && rows) {
+    base = r, coincide = op.rows_coincide, extent = op.height;
+  } else if (op.cols == DimKind::kFull && rows) {
+    base = r * c, coincide = op.rows_coincide, extent = op.height;
+  } else if (op.rows == DimKind::kFull && cols) {
+    base = r * c, coincide = op.cols_coincide, extent = op.width;
+  }
+  if (!coincide) return base;
+  if (!op.few_coincide) return 1;
+  const double kept = 1 - 2 * static_cast<double>(k_most) / static_cast<double>(extent);
+  return std::max(1.0, base * kept);
 }
 
 // The charge of one whole load of a loaded operand. `sharers`: the split roots that share each
@@ -85,11 +98,11 @@ double OneLoad(const CapOperand& op, int sharers) {
 }
 
 double LoadedCharge(const std::vector<CapOperand>& ops, const std::vector<Arrival>& how, int64_t rows,
-                    int64_t cols, bool forced, int sharers) {
+                    int64_t cols, bool forced, int sharers, int64_t k_most) {
   double total = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
     if (how[i] != Arrival::kLoaded) continue;
-    const double m = Multiplier(ops[i], static_cast<double>(rows), static_cast<double>(cols), forced);
+    const double m = Multiplier(ops[i], static_cast<double>(rows), static_cast<double>(cols), forced, k_most);
     total += OneLoad(ops[i], sharers) * m + ops[i].store;
   }
   return total;
@@ -97,8 +110,8 @@ double LoadedCharge(const std::vector<CapOperand>& ops, const std::vector<Arriva
 
 // LoadedCharge plus the coupled part's compute on every tile of an R x C grid (Lemma L1).
 double Charge(const CapContext& ctx, const std::vector<CapOperand>& ops, const std::vector<Arrival>& how,
-              int64_t rows, int64_t cols, bool forced, int sharers) {
-  return LoadedCharge(ops, how, rows, cols, forced, sharers) +
+              int64_t rows, int64_t cols, bool forced, int sharers, int64_t k_most) {
+  return LoadedCharge(ops, how, rows, cols, forced, sharers, k_most) +
          ctx.tile_compute * static_cast<double>(rows) * static_cast<double>(cols);
 }
 
@@ -126,9 +139,10 @@ bool StripPair(const std::vector<CapOperand>& ops, const std::vector<Arrival>& h
 // Sharer counts enumerated one by one (Lemma K2); above it, one case with this many buffers.
 constexpr int kMaxSharers = 16;
 
-// The least loaded charge of one operand choice over every fitting tile; +inf when none fits.
-double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const std::vector<Arrival>& how,
-                int sharers) {
+// The least loaded charge of one operand choice over every fitting tile with k in
+// [k_least, k_most]; +inf when none fits.
+double BestTileForK(const CapContext& ctx, const std::vector<CapOperand>& ops, const std::vector<Arrival>& how,
+                    int sharers, int64_t k_least, int64_t k_most) {
   // Every split root sharing the load holds a tile buffer (or retains its output, no smaller).
   const int64_t buffers = sharers > 0 ? sharers : kMaxSharers + 1;
   bool has_slice = false;
@@ -150,11 +164,13 @@ double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const
     const double stores = ops[lhs].store + ops[rhs].store;
     const double lhs_load = OneLoad(ops[lhs], sharers), rhs_load = OneLoad(ops[rhs], sharers);
     for (int64_t h = h_limit; h >= 1 && best > lhs_load + rhs_load + stores; --h) {
-      const int64_t w_fit = WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/false, buffers), ctx.capacity, w_limit);
+      const int64_t w_fit =
+          WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/false, buffers, k_least), ctx.capacity, w_limit);
       if (w_fit == 0) continue;  // a k = K step holds more than a k = 1 step
       best = std::min(best, Charge(ctx, ops, how, Ceil(ctx.grid_h, h), Ceil(ctx.grid_w, w_fit), /*forced=*/true,
-                                   sharers));
-      const int64_t w_single = WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/true, buffers), ctx.capacity, w_limit);
+                                   sharers, k_most));
+      const int64_t w_single =
+          WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/true, buffers, k_least), ctx.capacity, w_limit);
       best = stores + LeastStripCharge(ctx.grid_h, ctx.grid_w, h, w_single, lhs_load, rhs_load, ctx.tile_compute,
                                        best - stores);
     }
@@ -165,29 +181,56 @@ double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const
   // the least charge of all (multipliers only grow with R and C), and smaller heights are skipped.
   for (int64_t h = h_limit; h >= 1; --h) {
     const int64_t rows = Ceil(ctx.grid_h, h);
-    const int64_t w_fit = WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/false, buffers), ctx.capacity, w_limit);
+    const int64_t w_fit =
+        WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/false, buffers, k_least), ctx.capacity, w_limit);
     if (w_fit == 0) continue;
     // Fewest columns that fit, at the narrowest width that gives them (the smallest step).
     const int64_t cols = Ceil(ctx.grid_w, w_fit);
     const bool least = h == h_limit && cols == fewest_cols;
     if (!may_force) {
-      best = std::min(best, Charge(ctx, ops, how, rows, cols, /*forced=*/false, sharers));
+      best = std::min(best, Charge(ctx, ops, how, rows, cols, /*forced=*/false, sharers, k_most));
       if (least) break;
       continue;
     }
     // When the slices of one k-step over all of K_r do not fit, r runs two or more k-slices at
     // every tile and the slice dimensions are streamed (Lemma M3): at the narrowest width of
     // this column count, or at every width of fewer columns too.
-    const Affine single = WorkingSet(ops, how, h, /*whole_slice=*/true, buffers);
+    const Affine single = WorkingSet(ops, how, h, /*whole_slice=*/true, buffers, k_least);
     const int64_t narrowest = Ceil(ctx.grid_w, cols);
     const bool forced = single.a + single.b * static_cast<double>(narrowest) > static_cast<double>(ctx.capacity);
-    best = std::min(best, Charge(ctx, ops, how, rows, cols, forced, sharers));
+    best = std::min(best, Charge(ctx, ops, how, rows, cols, forced, sharers, k_most));
     if (least && !forced) break;
     const int64_t w_single = WidestFit(single, ctx.capacity, w_limit);
     if (w_single > 0) {
       const int64_t cols_single = std::max(cols, Ceil(ctx.grid_w, w_single));
-      best = std::min(best, Charge(ctx, ops, how, rows, cols_single, /*forced=*/false, sharers));
+      best = std::min(best, Charge(ctx, ops, how, rows, cols_single, /*forced=*/false, sharers, k_most));
     }
+  }
+  return best;
+}
+
+// BestTileForK over every k: one range [1, inf) unless a loaded operand uses Lemma M4', then
+// ranges [k, k + max(0, k/4 - 1)] up to min(ctx.k_max, the largest extent K of such an
+// operand's streamed dimension), each priced at its least k for the working set and its most
+// for the spared share; the last one reaches every larger k (whose share is at most 0, or
+// which rule 3.4 excludes). At most 5 ln(K) + 4 ranges.
+double BestTile(const CapContext& ctx, const std::vector<CapOperand>& ops, const std::vector<Arrival>& how,
+                int sharers) {
+  int64_t k_top = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (how[i] != Arrival::kLoaded || !ops[i].few_coincide) continue;
+    if (ops[i].rows == DimKind::kSlice && ops[i].rows_coincide) k_top = std::max(k_top, ops[i].height);
+    if (ops[i].cols == DimKind::kSlice && ops[i].cols_coincide) k_top = std::max(k_top, ops[i].width);
+  }
+  constexpr int64_t kAnyK = std::numeric_limits<int64_t>::max() / 4;
+  k_top = std::min(k_top, ctx.k_max);
+  if (k_top == 0) return BestTileForK(ctx, ops, how, sharers, /*k_least=*/1, kAnyK);
+  double best = std::numeric_limits<double>::infinity();
+  for (int64_t k = 1; k <= k_top;) {
+    const int64_t next = k + std::max<int64_t>(1, k / 4);
+    const int64_t k_most = next > k_top ? kAnyK : next - 1;
+    best = std::min(best, BestTileForK(ctx, ops, how, sharers, k, k_most));
+    k = next;
   }
   return best;
 }
@@ -205,8 +248,50 @@ double CapacityCharge(const CapContext& ctx, const std::vector<CapOperand>& oper
     for (size_t i = 0; i < n; ++i) {
       if (how[i] == Arrival::kResident && !operands[i].can_reside) available = false;
       if (how[i] == Arrival::kInside) {
-        if (operands[i].inside < 0) available = false;
-        else fixed += operands[i].inside;
+        double inside = operands[i].inside;
+        // Lemma H1: a resident operand is held at every step, also while the producer computes.
+        for (size_t j = 0; j < operands[i].inside_when.size() && inside >= 0; ++j) {
+          if (j != i && how[j] == Arrival::kResident) {
+            const double when = operands[i].inside_when[j];
+            inside = when < 0 ? -1 : std::max(inside, when);
+          }
+        }
+        if (inside < 0) available = false;
+        else fixed += inside;
+      }
+    }
+    // Lemma H2: with no resident operand, of pairwise apart operands computed inside at most
+    // one holds a big tensor; the others are priced without one.
+    if (available) {
+      bool any_resident = false, all_apart = true;
+      int inside_count = 0;
+      for (size_t i = 0; i < n; ++i) {
+        any_resident |= how[i] == Arrival::kResident;
+        if (how[i] != Arrival::kInside) continue;
+        ++inside_count;
+        if (operands[i].inside_alone < 0) all_apart = false;
+        for (size_t j = 0; j < n; ++j) {
+          if (j != i && how[j] == Arrival::kInside && !(operands[i].apart >> j & 1)) all_apart = false;
+        }
+      }
+      if (!any_resident && inside_count >= 2 && all_apart) {
+        // The least over which one holds: its own charge, the others' alone (>= their own).
+        double least = std::numeric_limits<double>::infinity();
+        for (size_t holder = 0; holder < n; ++holder) {
+          if (how[holder] != Arrival::kInside) continue;
+          double sum = 0;
+          for (size_t i = 0; i < n; ++i) {
+            if (how[i] != Arrival::kInside) continue;
+            sum += i == holder ? operands[i].inside : std::max(operands[i].inside_alone, operands[i].inside);
+          }
+          least = std::min(least, sum);
+        }
+        double own = 0;
+        for (size_t i = 0; i < n; ++i) {
+          if (how[i] == Arrival::kInside) own += operands[i].inside;
+        }
+        if (least == std::numeric_limits<double>::infinity()) available = false;
+        else fixed += least - own;
       }
     }
     if (available && fixed < best) {

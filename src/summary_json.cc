@@ -19,7 +19,7 @@ std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes,
   const nlohmann::json out = {{"lower_bound", bounds.best()}, {"compute", bounds.compute},
                               {"io", bounds.io},          {"traffic", bounds.traffic}, {"mixed", bounds.mixed}, {"phase", bounds.phase},
                               {"capacity", bounds.capacity}, {"coupled", bounds.coupled},
-                              {"shared", bounds.shared}, {"squeeze", bounds.squeeze},
+                              {"shared", bounds.shared}, {"squeeze", bounds.squeeze}, {"held", bounds.held},
                               {"modes", ModesObject(modes)}, {"time_s", seconds}};
   return out.dump(2) + "\n";
 }

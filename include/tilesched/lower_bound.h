@@ -19,6 +19,8 @@
 //            reader holds in fast memory (Lemmas S1-S3).
 //   squeeze:  per op and case the compute and traffic at the tiles that fit, combined per
 //            class of ops that can be first together (R1-R4).
+//   held:    traffic with K1's charges, producers computed inside priced with their reader's
+//            resident operands held (Lemmas H1-H2, M4'; include/tilesched/lower_bound_held.h).
 // Any schedule's total is at least each of them, since a step costs at least its compute and
 // at least its traffic; best() is the largest.
 #ifndef TILESCHED_LOWER_BOUND_H_
@@ -41,6 +43,7 @@ struct LowerBounds {
   double coupled = 0;   // Lemmas L1-L2: capacity-aware charges with each op's compute, per lambda
   double shared = 0;    // traffic and mixed with Lemmas S1-S3 (src/lower_bound_shared.cc)
   double squeeze = 0;   // Lemmas R1-R4 (src/lower_bound_squeeze.cc)
+  double held = 0;      // Lemmas H1-H2, M4' (include/tilesched/lower_bound_held.h)
   double best() const {
     double m = compute > io ? compute : io;
     m = traffic > m ? traffic : m;
@@ -49,6 +52,7 @@ struct LowerBounds {
     m = shared > m ? shared : m;
     m = coupled > m ? coupled : m;
     m = squeeze > m ? squeeze : m;
+    m = held > m ? held : m;
     return mixed > m ? mixed : m;
   }
   // The bound of the first release (compute or graph I/O), kept because the beam search

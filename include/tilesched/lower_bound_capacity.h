@@ -9,6 +9,7 @@
 #define TILESCHED_LOWER_BOUND_CAPACITY_H_
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "tilesched/demand.h"
@@ -28,6 +29,10 @@ struct CapOperand {
   // Lemma K3: no other demand of the tensor in a subgraph can be a k-slice along its tile
   // dimension (a tile range then equals only the same tile range or the whole extent).
   bool tile_distinct = false;
+  // Lemma M4': where a k-slice may coincide, at most two slices per tile are spared, so the
+  // multiplier is kept at (1 - 2k / K) of M3's (and at least 1) instead of dropped to 1; the
+  // charge is then minimized over the subgraph's k as well.
+  bool few_coincide = false;
   double load = 0;   // share x size: the charge of one full load (Lemma M7's alpha)
   // > 0: Lemma K2's shared operand: `load` is the whole size, split among the split roots that
   // read it in the subgraph (at most this many), each of which holds a tile buffer.
@@ -36,6 +41,16 @@ struct CapOperand {
   double size = 0;
   bool can_reside = false;  // produced by an op (rule 3.6)
   double inside = -1;       // charge when computed inside by its producer; < 0: impossible
+  // Lemma H1 (optional, one entry per operand of the call): the charge when computed inside
+  // while operand j is resident, so that j is held in full at every step of the subgraph and
+  // the producer's own charge is priced with it; < 0: impossible. Empty: `inside` always.
+  std::vector<double> inside_when;
+  // Lemma H2 (optional): the charge when computed inside with no big tensor resident anywhere
+  // in the producer's cone (< -1: not given), and the operands (bit j) whose producers' cones
+  // read no big tensor in common with this one's: of operands computed inside that are
+  // pairwise such, at most one cone holds a big tensor.
+  double inside_alone = -2;
+  uint32_t apart = 0;
 };
 
 struct CapContext {
@@ -47,6 +62,8 @@ struct CapContext {
   // Lemma L1 (coupled part): added per tile of the grid, the op's compute on one tile in
   // element units; 0 outside the coupled part.
   double tile_compute = 0;
+  // Largest k a subgraph may use (rule 3.4: native k under k_limit=native); Lemma M4' only.
+  int64_t k_max = std::numeric_limits<int64_t>::max() / 4;
 };
 
 // Lemma K1: the least charge over operand choices and fitting tiles; a negative value when no

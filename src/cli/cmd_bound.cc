@@ -13,7 +13,9 @@ namespace tilesched::cli {
 
 int RunBound(int argc, char** argv, int first) {
   std::vector<Option> options = ModeOptions();
-  options.push_back({"json", "", "print JSON: lower_bound, every part (compute, io, traffic, mixed, phase, capacity, coupled, shared, squeeze), modes, time_s"});
+  options.push_back({"json", "",
+                     "print JSON: lower_bound, every part (compute, io, traffic, mixed, phase, capacity, coupled, "
+                     "shared, squeeze, held), modes, time_s"});
   Args args("bound", "PROBLEM.json [--json] [mode flags]",
             "Prints a lower bound on the total latency of every valid schedule of PROBLEM.json\n"
             "under the chosen modes: the largest of its parts, each printed below: compute (every\n"
@@ -21,8 +23,9 @@ int RunBound(int argc, char** argv, int first) {
             "schedule cannot avoid), mixed (per subgraph, the larger of compute and traffic),\n"
             "phase (last-step compute and earlier re-streamed loads), capacity (charges over the\n"
             "tiles that fit), coupled (compute and traffic of one tile choice), shared (a shared\n"
-            "input's loads split by what each reader holds) and squeeze (what is held shrinks the\n"
-            "tile). The lemmas are in docs/bounds.md. A schedule whose latency equals it is optimal.",
+            "input's loads split by what each reader holds), squeeze (what is held shrinks the\n"
+            "tile), held (what a resident operand leaves for a producer computed inside). The lemmas\n"
+            "are in docs/bounds.md. A schedule whose latency equals it is optimal.",
             options, 1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
@@ -46,6 +49,7 @@ int RunBound(int argc, char** argv, int first) {
             << "  coupled:  " << FormatNumber(bounds.coupled) << "\n"
             << "  shared:   " << FormatNumber(bounds.shared) << "\n"
             << "  squeeze:  " << FormatNumber(bounds.squeeze) << "\n"
+            << "  held:     " << FormatNumber(bounds.held) << "\n"
             << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
   return kExitOk;
 }
