@@ -816,7 +816,8 @@ class TrafficBound {
       k1.inside = inside;
       // Lemma H1: computed inside while another operand of c is resident, that operand is held
       // at every step of the subgraph, the producer's included.
-      if (held_aware_ && producer >= 0 && inside >= 0 && held.empty()) {
+      // Only K1 (at most four operands, below) reads these.
+      if (held_aware_ && producer >= 0 && inside >= 0 && held.empty() && operands.size() <= 4) {
         k1.inside_when.assign(operands.size(), inside);
         for (size_t j = 0; j < operands.size(); ++j) {
           const int u = operands[j];
@@ -828,8 +829,9 @@ class TrafficBound {
       }
       cap.push_back(k1);
     }
-    // Lemma H2: which operands' producers read no big tensor in common.
-    if (cap_ok && held_aware_ && held.empty()) {
+    // Lemma H2: which operands' producers read no big tensor in common (for K1 below, at most
+    // four operands: 12 pairs).
+    if (cap_ok && held_aware_ && held.empty() && cap.size() <= 4) {
       for (size_t i = 0; i < cap.size(); ++i) {
         for (size_t j = 0; j < cap.size(); ++j) {
           const int a = p_.producer(operands[i]), b = p_.producer(operands[j]);

@@ -47,17 +47,7 @@ using testing::Sg;
 
 constexpr double kTolerance = 1e-9;
 
-std::vector<CostModes> AllModes() {
-  std::vector<CostModes> modes;
-  for (Rules rules : {Rules::kContest, Rules::kAlgebra}) {
-    for (MatmulReduction reduction : {MatmulReduction::kFullK, MatmulReduction::kNativeK}) {
-      for (KLimit limit : {KLimit::kNative, KLimit::kReduction}) {
-        modes.push_back({rules, reduction, limit});
-      }
-    }
-  }
-  return modes;
-}
+using testing::AllModes;
 
 // Small problems for the enumerator, by seed: native 2 (3 in 5), 3 and 4 (1 in 5 each), with dims around
 // and between multiples of native (so tiles are clipped, K exceeds native k and split k

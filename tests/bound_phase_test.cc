@@ -25,15 +25,7 @@ using testing::ProblemBuilder;
 using testing::Sched;
 using testing::Sg;
 
-std::vector<CostModes> AllModes() {
-  std::vector<CostModes> modes;
-  for (Rules rules : {Rules::kContest, Rules::kAlgebra}) {
-    for (MatmulReduction reduction : {MatmulReduction::kFullK, MatmulReduction::kNativeK}) {
-      for (KLimit limit : {KLimit::kNative, KLimit::kReduction}) modes.push_back({rules, reduction, limit});
-    }
-  }
-  return modes;
-}
+using testing::AllModes;
 
 // T0 (128x512) @ T1 (512x128) -> T2, PW(T2) -> T3 (128x128), costs 1000 and 5000, capacity
 // 70000, bandwidth 10, native 128.

@@ -26,15 +26,7 @@ using testing::ProblemBuilder;
 using testing::Sched;
 using testing::Sg;
 
-std::vector<CostModes> AllModes() {
-  std::vector<CostModes> modes;
-  for (Rules rules : {Rules::kContest, Rules::kAlgebra}) {
-    for (MatmulReduction reduction : {MatmulReduction::kFullK, MatmulReduction::kNativeK}) {
-      for (KLimit limit : {KLimit::kNative, KLimit::kReduction}) modes.push_back({rules, reduction, limit});
-    }
-  }
-  return modes;
-}
+using testing::AllModes;
 
 // One block of benchmark 6: MM0 = T0 (128x512) @ T1 (512x256) -> T2, PW1(T2) -> T3 (128x256),
 // MM2 = T3 @ T4 (256x512) -> T5, PW3(T0, T5) -> T6 (128x512, the graph output); costs 2000, 300,

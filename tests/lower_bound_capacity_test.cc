@@ -25,15 +25,7 @@ using testing::ProblemBuilder;
 using testing::Sched;
 using testing::Sg;
 
-std::vector<CostModes> AllModes() {
-  std::vector<CostModes> modes;
-  for (Rules rules : {Rules::kContest, Rules::kAlgebra}) {
-    for (MatmulReduction reduction : {MatmulReduction::kFullK, MatmulReduction::kNativeK}) {
-      for (KLimit limit : {KLimit::kNative, KLimit::kReduction}) modes.push_back({rules, reduction, limit});
-    }
-  }
-  return modes;
-}
+using testing::AllModes;
 
 // A split root T0 (128x256) @ W (256x128), K = 256 > native 128 (both operands streamed),
 // capacity 25000, T0's load shared by at most 9 split roots (K2). Each of n roots holds a tile

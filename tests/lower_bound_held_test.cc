@@ -27,15 +27,7 @@ using testing::ProblemBuilder;
 using testing::Sched;
 using testing::Sg;
 
-std::vector<CostModes> AllModes() {
-  std::vector<CostModes> modes;
-  for (Rules rules : {Rules::kContest, Rules::kAlgebra}) {
-    for (MatmulReduction reduction : {MatmulReduction::kFullK, MatmulReduction::kNativeK}) {
-      for (KLimit limit : {KLimit::kNative, KLimit::kReduction}) modes.push_back({rules, reduction, limit});
-    }
-  }
-  return modes;
-}
+using testing::AllModes;
 
 // One head of benchmark 8, alone: X (128 x 256) @ W1, W2 (256 x 128) -> Q, Kp; PW(Kp) -> Kt;
 // Q @ Kt -> S (graph output); capacity 25000, bandwidth 12, native 128.

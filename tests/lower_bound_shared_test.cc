@@ -25,15 +25,7 @@ namespace {
 
 using testing::ProblemBuilder;
 
-std::vector<CostModes> AllModes() {
-  std::vector<CostModes> modes;
-  for (Rules rules : {Rules::kContest, Rules::kAlgebra}) {
-    for (MatmulReduction reduction : {MatmulReduction::kFullK, MatmulReduction::kNativeK}) {
-      for (KLimit limit : {KLimit::kNative, KLimit::kReduction}) modes.push_back({rules, reduction, limit});
-    }
-  }
-  return modes;
-}
+using testing::AllModes;
 
 TEST(MinFootprintLoad, TileTimesCountIsAtLeastTheExtent) {
   FootprintGrid grid;

@@ -28,15 +28,7 @@ using testing::ProblemBuilder;
 using testing::Sched;
 using testing::Sg;
 
-std::vector<CostModes> AllModes() {
-  std::vector<CostModes> modes;
-  for (Rules rules : {Rules::kContest, Rules::kAlgebra}) {
-    for (MatmulReduction reduction : {MatmulReduction::kFullK, MatmulReduction::kNativeK}) {
-      for (KLimit limit : {KLimit::kNative, KLimit::kReduction}) modes.push_back({rules, reduction, limit});
-    }
-  }
-  return modes;
-}
+using testing::AllModes;
 
 TEST(StripCharge, HandComputed) {
   // 4 x 4 output, 2 x 2 tiles (R = C = 2), both operands 16 elements: each row strip and each

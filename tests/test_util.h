@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tilesched/cost_model.h"
 #include "tilesched/problem.h"
 #include "tilesched/schedule.h"
 
@@ -60,6 +61,18 @@ inline Schedule Sched(std::initializer_list<Subgraph> subgraphs) {
   Schedule s;
   s.subgraphs = subgraphs;
   return s;
+}
+
+// The eight mode combinations of SPEC.md section 7, rules outermost, k_limit innermost: the
+// lower-bound tests check every lemma in each.
+inline std::vector<CostModes> AllModes() {
+  std::vector<CostModes> modes;
+  for (Rules rules : {Rules::kContest, Rules::kAlgebra}) {
+    for (MatmulReduction reduction : {MatmulReduction::kFullK, MatmulReduction::kNativeK}) {
+      for (KLimit limit : {KLimit::kNative, KLimit::kReduction}) modes.push_back({rules, reduction, limit});
+    }
+  }
+  return modes;
 }
 
 }  // namespace tilesched::testing

@@ -80,9 +80,10 @@ double CapacityLowerBound(const Problem& problem, const CostModes& modes);
 // shared by MatMuls split by what each reader holds in fast memory; the larger of the two, or 0
 // when no graph input can be split.
 double SharedLowerBound(const Problem& problem, const CostModes& modes);
-// Lemma L1 of docs/bounds.md: for each lambda of a fixed grid, lambda x compute + (1 - lambda) x
-// traffic with both minimized together per op over its roles, arrivals and fitting tiles (a
-// smaller tile pays more padded compute, SPEC 5); the largest over the grid.
+// Lemmas L1-L2 of docs/bounds.md: for each lambda of a fixed grid, lambda x compute + (1 - lambda)
+// x traffic with both minimized together per op over its roles, arrivals and fitting tiles (a
+// smaller tile pays more padded compute, SPEC 5); the largest over the grid, or with two grid
+// classes or more each class at its own best lambda (L2).
 double CoupledLowerBound(const Problem& problem, const CostModes& modes);
 
 LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes);
