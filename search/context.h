@@ -143,6 +143,9 @@ void RunAnneal(SearchContext& ctx, int64_t moves);
 // Best-first search over schedule prefixes (search/exact.cc): improves the incumbent and sets
 // `ctx.proven` to the bound it proved when it stops.
 void RunExact(SearchContext& ctx);
+// The tier-2 bound (search/exact.cc, docs/bounds.md "Tier 2: the covering LP"): sets
+// `ctx.proven` to the certified value of the covering LP over every subgraph context.
+void RunCover(SearchContext& ctx);
 
 }  // namespace tilesched::search
 

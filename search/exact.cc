@@ -29,7 +29,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include <tbb/parallel_for.h>
+
 #include "context.h"
+#include "cover_lp.h"
 #include "hashing.h"
 #include "tilesched/grid.h"
 #include "tilesched/lower_bound.h"
@@ -47,6 +50,12 @@ constexpr int64_t kMaxOpSets = 200000;
 constexpr int64_t kMaxRetentionSets = 4096;
 // Grids of at most this many tiles get every permutation of their tiles.
 constexpr int64_t kAllOrdersTiles = 4;
+// Tier 2 (CoverBound): above this many connected op sets or subgraph contexts it proves
+// nothing; a column whose context fits no tile gets this cost in the restricted LP.
+constexpr int64_t kMaxCoverOpSets = 1000000;
+constexpr int64_t kMaxCoverColumns = 20000000;
+constexpr double kCoverBigCost = 1e30;
+constexpr size_t kCoverChunk = 256;  // suspects whose X5 bounds are computed together
 
 std::vector<int> Ids(Mask mask) {
   std::vector<int> ids;
@@ -137,12 +146,17 @@ class ExactSearch {
   void Run();
 
  private:
-  bool EnumerateCandidates();
+  bool EnumerateCandidates(int64_t max_sets = kMaxOpSets);
+ public:
+  // Tier 2 (docs/bounds.md, "Tier 2"): the covering LP over subgraph contexts.
+  void CoverBound();
+ private:
   double Heuristic(const State& s) const;
   double TrafficBound(const Candidate& c, Mask retained, Mask resident) const;
   bool HoldsFit(Mask retained, Mask resident) const;
   // The tier-1 bound of the problem made of candidate `index`'s ops alone (0 if none).
   double SubproblemBound(int index);
+  double ComputeSubproblemBound(int index) const;  // the same, not memoized (thread-safe)
   const ContextValue& Context(int candidate, Mask retained, Mask resident);
   struct OrderResult {
     double latency = kInf, compute = 0;
@@ -167,12 +181,13 @@ class ExactSearch {
   std::vector<Mask> op_graph_inputs_;
   Mask graph_outputs_ = 0;
   bool complete_ = true;  // every transition is enumerated
+  bool lb_only_ = false;  // tier 2: contexts get lower bounds only (no ub, no order search)
   std::map<std::tuple<int, Mask, Mask>, ContextValue> contexts_;
   std::unordered_map<State, Node, StateHash> nodes_;
   int64_t reduced_contexts_ = 0, orders_unproven_ = 0, class_contexts_ = 0;
 };
 
-bool ExactSearch::EnumerateCandidates() {
+bool ExactSearch::EnumerateCandidates(int64_t max_sets) {
   const int n = problem_.num_ops();
   // Ops are adjacent when they share a tensor (rule 3.2).
   std::vector<Mask> adjacent(static_cast<size_t>(n), 0);
@@ -202,7 +217,7 @@ bool ExactSearch::EnumerateCandidates() {
     if (overflow) return;
     sets.push_back(set);
     // Too many sets, or the run is over (polled every 1,024 sets): incomplete.
-    if (static_cast<int64_t>(sets.size()) > kMaxOpSets ||
+    if (static_cast<int64_t>(sets.size()) > max_sets ||
         (sets.size() % 1024 == 0 && ctx_.budget.Expired())) {
       overflow = true;
       return;
@@ -283,8 +298,11 @@ bool ExactSearch::HoldsFit(Mask retained, Mask resident) const {
 
 double ExactSearch::SubproblemBound(int index) {
   double& memo = subproblem_bound_[static_cast<size_t>(index)];
-  if (memo >= 0) return memo;
-  memo = 0;
+  if (memo < 0) memo = ComputeSubproblemBound(index);
+  return memo;
+}
+
+double ExactSearch::ComputeSubproblemBound(int index) const {
   const Candidate& c = candidates_[static_cast<size_t>(index)];
   std::vector<int> renumber(static_cast<size_t>(problem_.num_tensors()), -1);
   std::vector<Tensor> tensors;
@@ -304,8 +322,7 @@ double ExactSearch::SubproblemBound(int index) {
     ops.push_back(std::move(op));
   }
   auto sub = Problem::Create(std::move(tensors), std::move(ops), problem_.hardware());
-  if (sub.ok()) memo = ComputeLowerBounds(*sub, ctx_.options.modes).best();
-  return memo;
+  return sub.ok() ? ComputeLowerBounds(*sub, ctx_.options.modes).best() : 0;
 }
 
 double ExactSearch::TrafficBound(const Candidate& c, Mask retained, Mask resident) const {
@@ -433,7 +450,7 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
     if (peak > capacity_) continue;
     double class_lb = ClassLowerBound(model_, plan, cw, ch, item.k, retained_ids, resident_ids);
     const bool single = (cw.count == 1 || cw.lo == cw.hi) && (ch.count == 1 || ch.lo == ch.hi);
-    if (class_lb < value->ub || single) {
+    if (!lb_only_ && (class_lb < value->ub || single)) {
       const OrderResult best =
           BestOrder(plan, rep, peak, order_matters, retained_ids, resident_ids, value);
       // One grid in the class and its orders complete: the class costs exactly that.
@@ -460,6 +477,14 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
           if (!HasCoincidence(plan, w, h, k) || !model_.CheckGranularity(plan, g).ok()) continue;
           const int64_t peak = model_.PeakWorkingSet(plan, g, retained_ids, resident_ids);
           if (peak > capacity_) continue;
+          if (lb_only_) {  // tier 2: the order-free bound of every tile
+            double member_lb = std::max(c.compute_once, traffic);
+            if (member_lb < lb && CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h) <= 4096) {
+              member_lb = std::max(member_lb, model_.AnyPlanOrderFreeBound(plan, g, retained_ids, resident_ids));
+            }
+            lb = std::min(lb, member_lb);
+            continue;
+          }
           const OrderResult best =
               BestOrder(plan, g, peak, order_matters, retained_ids, resident_ids, value);
           if (best.latency == kInf) continue;
@@ -542,6 +567,17 @@ const ContextValue& ExactSearch::Context(int index, Mask retained, Mask resident
         if (!model_.CheckGranularity(plan, g).ok()) continue;
         const int64_t peak = model_.PeakWorkingSet(plan, g, retained_ids, resident_ids);
         if (peak > capacity_) continue;
+        if (lb_only_) {  // tier 2: Lemma X7's order-free bound at this grid
+          const bool mixed = plan.mixed_rows() || plan.mixed_cols();
+          double b = 0;
+          if (!mixed || !HasCoincidence(plan, w, h, k)) {
+            b = model_.OrderFreeBound(plan, g, plan.width(), plan.height(), retained_ids, resident_ids, true);
+          } else if (CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h) <= 4096) {
+            b = model_.AnyPlanOrderFreeBound(plan, g, retained_ids, resident_ids);
+          }
+          value.lb = std::min(value.lb, std::max({traffic, c.compute_once, b}));
+          continue;
+        }
         const OrderResult best = BestOrder(plan, g, peak, order_matters, retained_ids,
                                            resident_ids, &value);
         if (best.latency == kInf) continue;
@@ -712,7 +748,219 @@ void ExactSearch::Run() {
   }
 }
 
+
+// Tier 2 (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T4): column generation over
+// every subgraph context, with a certificate checked against every column.
+void ExactSearch::CoverBound() {
+  const int n = problem_.num_ops();
+  const int num_tensors = problem_.num_tensors();
+  if (n > 64 || num_tensors > 64) {
+    ctx_.Note("tier 2: more than 64 ops or tensors; not run");
+    return;
+  }
+  lb_only_ = true;  // only lower bounds are needed: no configuration is costed for its ub
+  op_compute_.resize(static_cast<size_t>(n));
+  for (int o = 0; o < n; ++o) {
+    op_compute_[static_cast<size_t>(o)] =
+        OpComputeOnce(problem_, o, ctx_.options.modes.matmul_reduction);
+  }
+  for (int t = 0; t < num_tensors; ++t) {
+    if (problem_.is_graph_output(t)) graph_outputs_ |= Mask{1} << t;
+  }
+  Mask produced_by_ops = 0;
+  for (int o = 0; o < n; ++o) produced_by_ops |= Mask{1} << problem_.op(o).output;
+  if (!EnumerateCandidates(kMaxCoverOpSets)) {
+    ctx_.Note("tier 2: more than " + std::to_string(kMaxCoverOpSets) +
+              " op sets or retention subsets, or out of time; nothing proven");
+    return;
+  }
+  subproblem_bound_.assign(candidates_.size(), -1);
+  // Every context (Lemma T3): an op set, a retention subset, and a resident set made of
+  // tensors it reads that an op produces (graph inputs are never retained: rule 3.6), with
+  // resident and retained fitting together (Lemma X6).
+  struct Column {
+    int candidate;
+    Mask retained, resident;
+  };
+  std::vector<Column> columns;
+  for (int i = 0; i < static_cast<int>(candidates_.size()); ++i) {
+    const Candidate& c = candidates_[static_cast<size_t>(i)];
+    const Mask readable = c.external & produced_by_ops;
+    for (const Mask r : c.retention) {
+      for (Mask sub = 0;; sub = (sub - readable) & readable) {  // every subset of `readable`
+        if (HoldsFit(r, sub)) columns.push_back({i, r, sub});
+        if (static_cast<int64_t>(columns.size()) > kMaxCoverColumns) {
+          ctx_.Note("tier 2: more than " + std::to_string(kMaxCoverColumns) +
+                    " subgraph contexts; nothing proven");
+          return;
+        }
+        if (sub == readable) break;
+      }
+    }
+  }
+  // Three lower bounds per context, cheapest first: X3 (with C1); X5 (the sub-problem's tier 1,
+  // only with nothing read resident and no sink kept back); the context's own (X1-X7).
+  auto cheap = [&](const Column& col) {
+    const Candidate& c = candidates_[static_cast<size_t>(col.candidate)];
+    return std::max(c.compute_once, TrafficBound(c, col.retained, col.resident));
+  };
+  std::vector<double> known(columns.size(), -1);  // best bound computed so far (< 0: cheap only)
+  std::vector<uint8_t> level(columns.size(), 0);  // 0 cheap, 1 X5 tried, 2 context costed
+  auto raise = [&](size_t ci) {
+    const Column& col = columns[ci];
+    const Candidate& c = candidates_[static_cast<size_t>(col.candidate)];
+    double& v = known[ci];
+    if (v < 0) v = cheap(col);
+    if (level[ci] == 0) {
+      level[ci] = 1;
+      if ((c.external & col.resident) == 0 && (col.retained & c.sinks & ~c.output_sinks) == 0) {
+        v = std::max(v, SubproblemBound(col.candidate));
+      }
+      return;
+    }
+    if (level[ci] == 1) {
+      level[ci] = 2;
+      v = std::max(v, Context(col.candidate, col.retained, col.resident).lb);
+    }
+  };
+  // X5 is a pure function of the op set: computed in parallel (oneTBB) for the plain contexts
+  // among the next kCoverChunk suspects, then read from the memo.
+  auto PrefetchSubproblemBounds = [&](const std::vector<std::pair<double, size_t>>& list,
+                                      size_t from, const std::vector<Column>& cols,
+                                      const std::vector<uint8_t>& levels) {
+    std::vector<int> todo;
+    for (size_t i = from; i < std::min(list.size(), from + kCoverChunk); ++i) {
+      const size_t ci = list[i].second;
+      const Column& col = cols[ci];
+      const Candidate& c = candidates_[static_cast<size_t>(col.candidate)];
+      if (levels[ci] == 0 && subproblem_bound_[static_cast<size_t>(col.candidate)] < 0 &&
+          (c.external & col.resident) == 0 && (col.retained & c.sinks & ~c.output_sinks) == 0) {
+        todo.push_back(col.candidate);
+      }
+    }
+    std::sort(todo.begin(), todo.end());
+    todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
+    std::vector<double> values(todo.size());
+    tbb::parallel_for(size_t{0}, todo.size(),
+                      [&](size_t i) { values[i] = ComputeSubproblemBound(todo[i]); });
+    for (size_t i = 0; i < todo.size(); ++i) {
+      subproblem_bound_[static_cast<size_t>(todo[i])] = values[i];
+    }
+  };
+  CoverLp lp(n, num_tensors);
+  // The start: every op alone, nothing resident or retained (a feasible LP).
+  for (size_t ci = 0; ci < columns.size(); ++ci) {
+    const Column& col = columns[ci];
+    if (std::popcount(candidates_[static_cast<size_t>(col.candidate)].ops) != 1 ||
+        col.retained != 0 || col.resident != 0) {
+      continue;
+    }
+    raise(ci);
+    raise(ci);
+    lp.AddColumn(candidates_[static_cast<size_t>(col.candidate)].ops, 0, 0,
+                 std::isfinite(known[ci]) ? known[ci] : kCoverBigCost);
+  }
+  // And the incumbent's own contexts, so that the first duals are near a good schedule's.
+  if (auto best = ctx_.incumbent.Best()) {
+    std::unordered_map<Mask, int> index_of;
+    for (int i = 0; i < static_cast<int>(candidates_.size()); ++i) {
+      index_of.emplace(candidates_[static_cast<size_t>(i)].ops, i);
+    }
+    std::map<std::tuple<int, Mask, Mask>, size_t> column_of;
+    for (size_t ci = 0; ci < columns.size(); ++ci) {
+      column_of.emplace(std::make_tuple(columns[ci].candidate, columns[ci].retained,
+                                        columns[ci].resident), ci);
+    }
+    Mask resident = 0;
+    for (const Stage& stage : best->stages) {
+      const Mask retained = MaskOf(stage.retained);
+      const auto it = index_of.find(MaskOf(stage.plan->ops()));
+      if (it != index_of.end()) {
+        const Candidate& c = candidates_[static_cast<size_t>(it->second)];
+        const auto col = column_of.find(
+            std::make_tuple(it->second, retained, resident & c.external & produced_by_ops));
+        if (col != column_of.end() && level[col->second] < 2) {
+          raise(col->second);
+          raise(col->second);
+          if (std::isfinite(known[col->second])) {
+            lp.AddColumn(c.ops, retained, resident & c.external & produced_by_ops,
+                         known[col->second]);
+          }
+        }
+      }
+      resident = retained;
+    }
+  }
+  std::vector<double> y, z, lhs(columns.size());
+  double proven = 0;
+  int64_t contexts_costed = 0, rounds = 0;
+  bool closed = false;
+  while (!ctx_.budget.Expired()) {
+    ++rounds;
+    if (!lp.Solve()) break;
+    lp.Duals(&y, &z);
+    double y_sum = 0;
+    for (double v : y) y_sum += v;
+    // Lemma T2: the duals scaled by alpha satisfy every column, alpha <= 1 the least ratio of
+    // a column's bound to its left-hand side. Columns whose known bound is below their
+    // left-hand side are raised (cheapest first, most violated first) until 50 stay violated.
+    std::vector<std::pair<double, size_t>> suspects;
+    for (size_t ci = 0; ci < columns.size(); ++ci) {
+      const Column& col = columns[ci];
+      double v = 0;
+      for (Mask m = candidates_[static_cast<size_t>(col.candidate)].ops; m; m &= m - 1) {
+        v += y[static_cast<size_t>(std::countr_zero(m))];
+      }
+      for (Mask m = col.retained; m; m &= m - 1) v += z[static_cast<size_t>(std::countr_zero(m))];
+      for (Mask m = col.resident; m; m &= m - 1) v -= z[static_cast<size_t>(std::countr_zero(m))];
+      lhs[ci] = v;
+      if (v <= 0) continue;  // every bound is at least 0
+      if (known[ci] < 0) known[ci] = cheap(col);
+      if (v > known[ci]) suspects.emplace_back(known[ci] - v, ci);
+    }
+    std::sort(suspects.begin(), suspects.end());
+    std::vector<size_t> violated;
+    for (size_t next = 0; next < suspects.size(); ++next) {
+      if (violated.size() >= 50 || ctx_.budget.Expired()) break;
+      if (next % kCoverChunk == 0) PrefetchSubproblemBounds(suspects, next, columns, level);
+      const size_t ci = suspects[next].second;
+      while (lhs[ci] > known[ci] && level[ci] < 2) {
+        if (level[ci] == 1) ++contexts_costed;
+        raise(ci);
+      }
+      if (lhs[ci] > known[ci] * (1 + 1e-9)) violated.push_back(ci);
+    }
+    double alpha = 1;
+    for (size_t ci = 0; ci < columns.size(); ++ci) {
+      if (lhs[ci] > 0 && lhs[ci] > known[ci]) alpha = std::min(alpha, known[ci] / lhs[ci]);
+    }
+    // Rounding of the sums: a relative 1e-9 less (docs/bounds.md, Lemma T2).
+    proven = std::max(proven, alpha * y_sum * (1 - 1e-9));
+    if (violated.empty() && alpha >= 1 - 1e-9) {
+      closed = !ctx_.budget.Expired();
+      break;
+    }
+    for (size_t ci : violated) {
+      const Column& col = columns[ci];
+      lp.AddColumn(candidates_[static_cast<size_t>(col.candidate)].ops, col.retained,
+                   col.resident, known[ci]);
+    }
+    if (violated.empty()) break;  // out of time
+  }
+  ctx_.Note("tier 2: " + std::to_string(candidates_.size()) + " op sets, " +
+            std::to_string(columns.size()) + " subgraph contexts, " +
+            std::to_string(contexts_costed) + " costed, " + std::to_string(rounds) +
+            " LP rounds, " + std::to_string(lp.num_columns()) + " columns; " +
+            (closed ? "converged" : "stopped") + ", bound " + std::to_string(proven));
+  if (ctx_.proven != nullptr && proven > 0) {
+    ctx_.proven->set = true;
+    ctx_.proven->value = proven;
+  }
+}
+
 }  // namespace
+
+void RunCover(SearchContext& ctx) { ExactSearch(ctx).CoverBound(); }
 
 void RunExact(SearchContext& ctx) {
   // A cheap incumbent first: greedy has run; a narrow beam within a fifth of the time left.

@@ -97,7 +97,7 @@ std::function<Status(const std::string&, SearchOptions*)> ModeSetter(std::string
 const std::map<std::string, KeySpec>& Keys() {
   static const std::map<std::string, KeySpec> keys = {
       {"strategy",
-       {"greedy | beam | lns | anneal | portfolio | exact",
+       {"greedy | beam | lns | anneal | portfolio | exact | cover",
         [](const std::string& text, SearchOptions* o) {
           auto v = ParseString("strategy", text);
           if (!v.ok()) return v.status();

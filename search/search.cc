@@ -196,6 +196,7 @@ const Strategy kStrategies[] = {
      false},
     {"portfolio", RunPortfolio, false, true, true},
     {"exact", RunExact, /*ends_by_itself=*/true, /*greedy_first=*/true, /*narrow_first=*/false},
+    {"cover", RunCover, /*ends_by_itself=*/true, /*greedy_first=*/true, /*narrow_first=*/false},
 };
 
 const Strategy* FindStrategy(const std::string& name) {
@@ -292,6 +293,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   result.report = journal.Lines();
   // A strategy's proof (the exact search) may raise the bound; never below tier 1.
   result.lower_bound = proven.set ? std::max(bound, proven.value) : bound;
+  result.strategy_bound = proven.set ? proven.value : 0;
   result.gap = Gap(result.total, result.lower_bound);
   result.optimal = result.total <= result.lower_bound * (1 + 1e-9);
   result.reached_gap = reached.load();

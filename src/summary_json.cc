@@ -1,6 +1,8 @@
 // Bound and run-summary JSON.
 #include "tilesched/summary_json.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace tilesched {
@@ -15,12 +17,14 @@ nlohmann::json ModesObject(const CostModes& modes) {
 
 }  // namespace
 
-std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds) {
-  const nlohmann::json out = {{"lower_bound", bounds.best()}, {"compute", bounds.compute},
+std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds,
+                              double tier2) {
+  nlohmann::json out = {{"lower_bound", std::max(bounds.best(), tier2)}, {"compute", bounds.compute},
                               {"io", bounds.io},          {"traffic", bounds.traffic}, {"mixed", bounds.mixed}, {"phase", bounds.phase},
                               {"capacity", bounds.capacity}, {"coupled", bounds.coupled},
                               {"shared", bounds.shared}, {"squeeze", bounds.squeeze}, {"held", bounds.held},
                               {"modes", ModesObject(modes)}, {"time_s", seconds}};
+  if (tier2 >= 0) out["tier2"] = tier2;
   return out.dump(2) + "\n";
 }
 

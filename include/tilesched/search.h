@@ -37,7 +37,8 @@ struct ConfigureOptions {
 
 struct SearchOptions {
   // Strategy: greedy | beam | lns | anneal | portfolio (greedy, beam, lns, then anneal) |
-  // exact (best-first search with a proven bound, docs/bounds.md "The exact mode").
+  // exact (best-first search with a proven bound, docs/bounds.md "The exact mode") |
+  // cover (greedy, then the tier-2 bound: docs/bounds.md "Tier 2: the covering LP").
   std::string strategy = "portfolio";
   // Wall-clock budget in seconds; 0 = no time limit (then `iterations` must be set).
   double time_limit = 0;
@@ -110,7 +111,9 @@ struct SearchResult {
   int64_t evaluations = 0;
   double seconds = 0;
   std::vector<std::string> report;  // one line per strategy phase
-  double lower_bound = 0;  // ComputeLowerBounds(problem, modes).best()
+  // ComputeLowerBounds(problem, modes).best(), or the larger bound the strategy proved.
+  double lower_bound = 0;
+  double strategy_bound = 0;  // the bound the strategy proved (exact, cover); 0: none
   double gap = 0;          // total / lower_bound - 1
   bool optimal = false;    // the total equals the lower bound: proven optimal
   bool reached_gap = false;  // the run stopped early because the gap was reached

@@ -12,8 +12,10 @@
 
 namespace tilesched {
 
-// {"lower_bound", "compute", "io", "traffic", "modes", "time_s"}
-std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds);
+// {"lower_bound", every tier-1 part, "modes", "time_s"}, and "tier2" when tier2 >= 0 (then
+// lower_bound is the larger of tier 1 and tier 2).
+std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds,
+                              double tier2 = -1);
 
 struct ScheduleSummary {
   double latency = 0;

@@ -38,6 +38,8 @@ std::vector<Option> ResultsOptions() {
                  {{"output", "FILE", "Markdown results table (default docs/results.md)", "-o"},
                   {"only", "LIST", "benchmarks to run, e.g. 1,2,3 (default all 24)"},
                   {"budget-scale", "X", "multiply the contest budgets by X (default 1)"},
+                  {"tier2-seconds", "SEC", "tier 2 of the bound (covering LP) on every benchmark "
+                   "not proven optimal, up to SEC seconds each (default 120; 0 with --iterations)"},
                   {"data-dir", "DIR", "benchmark folder (default data/benchmarks)"},
                   {"targets", "FILE", "targets table (default data/targets.csv)"},
                   {"check", "GOLDEN.csv", "fail (exit 1) when a latency is worse than the golden"},
@@ -54,6 +56,9 @@ Result<experiment::BenchmarkRequest> RequestFromArgs(const Args& args) {
   auto scale = args.GetDouble("budget-scale", 1.0);
   if (!scale.ok() || *scale <= 0) return Status::Error("--budget-scale must be a positive number");
   request.budget_scale = *scale;
+  auto tier2 = args.GetDouble("tier2-seconds", request.base.iterations > 0 ? 0.0 : 120.0);
+  if (!tier2.ok() || *tier2 < 0) return Status::Error("--tier2-seconds must not be negative");
+  request.tier2_seconds = *tier2;
   auto targets = experiment::LoadTargets(args.Get("targets", "data/targets.csv"));
   if (!targets.ok()) return targets.status();
   request.targets = *targets;

@@ -37,7 +37,7 @@ std::vector<Option> SweepOptions() {
       {"matmul-reduction", "LIST", "full_k,native_k (default full_k)"},
       {"k-limit", "LIST", "native,reduction (default native)"},
       {"seeds", "LIST", "search seeds (default 1; same syntax)"},
-      {"strategy", "S", "greedy | beam | lns | anneal | portfolio | exact (default portfolio)"},
+      {"strategy", "S", "greedy | beam | lns | anneal | portfolio | exact | cover (default portfolio)"},
       {"time-limit", "SEC", "search time per point (default 2 unless --iterations is given)"},
       {"iterations", "N", "work budget per point instead of time (deterministic per seed)"},
       {"jobs", "N", "points run in parallel (default 0 = all cores)"},

@@ -8,7 +8,7 @@ namespace tilesched::cli {
 
 std::vector<Option> SearchOptionFlags() {
   std::vector<Option> options = {
-      {"strategy", "S", "greedy | beam | lns | anneal | portfolio | exact (default portfolio)"},
+      {"strategy", "S", "greedy | beam | lns | anneal | portfolio | exact | cover (default portfolio)"},
       {"time-limit", "SEC", "wall-clock budget in seconds"},
       {"iterations", "N", "work budget instead of time (deterministic for a seed)"},
       {"threads", "N", "worker threads (default: all cores)"},

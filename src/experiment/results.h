@@ -43,6 +43,10 @@ struct BenchmarkRequest {
   std::map<int, Target> targets;
   search::SearchOptions base;  // with iterations > 0 the run is deterministic
   double budget_scale = 1;    // contest budgets are multiplied by this (time-limited runs)
+  // > 0: every benchmark the run did not prove optimal also gets tier 2 of the lower bound (the
+  // covering LP, strategy `cover`, docs/bounds.md "Tier 2") with this many seconds; the row's
+  // lower bound is the larger of the two.
+  double tier2_seconds = 0;
   // Called after every benchmark ("benchmark 1: 367001.6 (target ..., 1.000x) in 2.0s").
   std::function<void(const std::string&)> progress;
 };
@@ -54,6 +58,7 @@ struct BenchmarkRow {
   std::string found_by;
   double gap = 0;        // latency / lower_bound - 1
   bool optimal = false;  // latency equals the lower bound: proven optimal
+  double tier2 = -1;     // the tier-2 bound (< 0: not run; 0: it proved nothing)
 };
 
 // Fails on an unreadable benchmark or a failed search; a result Evaluate() rejects sets

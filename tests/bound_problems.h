@@ -1,0 +1,61 @@
+// The random problems and enumerator limits that lower bounds are checked with
+// (tests/bound_admissibility_test.cc for tier 1, tests/cover_bound_test.cc for tier 2).
+#ifndef TILESCHED_TESTS_BOUND_PROBLEMS_H_
+#define TILESCHED_TESTS_BOUND_PROBLEMS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "brute_force.h"
+#include "random_problem.h"
+
+namespace tilesched::testing {
+
+// Small problems for the enumerator, by seed: native 2 (3 in 5), 3 and 4 (1 in 5 each), with dims around
+// and between multiples of native (so tiles are clipped, K exceeds native k and split k
+// matters); MatMul shares of 0.3-0.7; capacities from 2% of all tensor elements (tiles, split k
+// and spills matter) to 150% (everything fits); bandwidths and base costs spread so that
+// memory-bound, compute-bound and mixed steps all occur. The natives are tiny so that the
+// enumerator's full candidate sets (every w, h and k) stay small: 8, 27 or 64 triples.
+inline RandomProblemOptions BoundProblemOptions(uint64_t seed) {
+  RandomProblemOptions options;
+  options.min_ops = 1;
+  options.max_ops = 6;
+  options.min_capacity = 4;
+  options.min_capacity_fraction = 0.02;
+  options.max_capacity_fraction = 1.5;
+  options.cost_units = {1, 2, 4, 8, 16};
+  options.bandwidths = {0.01, 0.02, 0.05, 0.1, 0.25, 1};
+  options.matmul_share = std::vector<double>{0.3, 0.5, 0.7}[seed % 3];
+  switch (seed % 5) {
+    case 0:
+    case 1:
+    case 2:
+      options.natives = {2};
+      options.dims = {1, 2, 3, 4, 5};
+      break;
+    case 3:
+      options.natives = {3};
+      options.dims = {2, 3, 4, 5, 7};
+      break;
+    default:
+      options.natives = {4};
+      options.dims = {2, 3, 5, 6, 7};
+      break;
+  }
+  return options;
+}
+
+// The enumerator's limits in (a): beyond 10,000 cost calls a run searches the reduced space,
+// beyond 400,000 it is cut; both are counted in the summary, and a problem with a cut run does
+// not count towards the 1,000.
+inline BruteForceLimits AdmissibilityLimits() {
+  BruteForceLimits limits;
+  limits.full_cost_calls = 10000;
+  limits.max_cost_calls = 400000;
+  return limits;
+}
+
+}  // namespace tilesched::testing
+
+#endif  // TILESCHED_TESTS_BOUND_PROBLEMS_H_
