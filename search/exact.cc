@@ -783,20 +783,36 @@ void ExactSearch::CoverBound() {
     Mask retained, resident;
   };
   std::vector<Column> columns;
-  for (int i = 0; i < static_cast<int>(candidates_.size()); ++i) {
+  bool stopped = false;
+  for (int i = 0; i < static_cast<int>(candidates_.size()) && !stopped; ++i) {
     const Candidate& c = candidates_[static_cast<size_t>(i)];
-    const Mask readable = c.external & produced_by_ops;
+    const std::vector<int> readable = Ids(c.external & produced_by_ops);
     for (const Mask r : c.retention) {
-      for (Mask sub = 0;; sub = (sub - readable) & readable) {  // every subset of `readable`
-        if (HoldsFit(r, sub)) columns.push_back({i, r, sub});
-        if (static_cast<int64_t>(columns.size()) > kMaxCoverColumns) {
-          ctx_.Note("tier 2: more than " + std::to_string(kMaxCoverColumns) +
-                    " subgraph contexts; nothing proven");
+      int64_t held = 0;
+      for (int t : Ids(r)) held += problem_.tensor(t).size();
+      // Every subset of `readable` that fits with r, walked depth-first: a subset that does
+      // not fit has no superset that fits, so only the fitting ones are visited.
+      auto walk = [&](auto&& self, size_t next, Mask resident, int64_t size) -> void {
+        if (stopped) return;
+        columns.push_back({i, r, resident});
+        if (static_cast<int64_t>(columns.size()) > kMaxCoverColumns ||
+            ((columns.size() & 4095) == 0 && ctx_.budget.Expired())) {
+          stopped = true;
           return;
         }
-        if (sub == readable) break;
-      }
+        for (size_t k = next; k < readable.size(); ++k) {
+          const int64_t grown = size + problem_.tensor(readable[k]).size();
+          if (grown <= capacity_) self(self, k + 1, resident | (Mask{1} << readable[k]), grown);
+        }
+      };
+      walk(walk, 0, 0, held);
+      if (stopped) break;
     }
+  }
+  if (stopped) {
+    ctx_.Note("tier 2: more than " + std::to_string(kMaxCoverColumns) +
+              " subgraph contexts, or out of time while listing them; nothing proven");
+    return;
   }
   // Three lower bounds per context, cheapest first: X3 (with C1); X5 (the sub-problem's tier 1,
   // only with nothing read resident and no sink kept back); the context's own (X1-X7).
@@ -861,31 +877,25 @@ void ExactSearch::CoverBound() {
                  std::isfinite(known[ci]) ? known[ci] : kCoverBigCost);
   }
   // And the incumbent's own contexts, so that the first duals are near a good schedule's.
+  // Columns are listed candidate by candidate (and candidates by op mask, sorted).
   if (auto best = ctx_.incumbent.Best()) {
-    std::unordered_map<Mask, int> index_of;
-    for (int i = 0; i < static_cast<int>(candidates_.size()); ++i) {
-      index_of.emplace(candidates_[static_cast<size_t>(i)].ops, i);
-    }
-    std::map<std::tuple<int, Mask, Mask>, size_t> column_of;
-    for (size_t ci = 0; ci < columns.size(); ++ci) {
-      column_of.emplace(std::make_tuple(columns[ci].candidate, columns[ci].retained,
-                                        columns[ci].resident), ci);
-    }
     Mask resident = 0;
     for (const Stage& stage : best->stages) {
+      const Mask ops = MaskOf(stage.plan->ops());
       const Mask retained = MaskOf(stage.retained);
-      const auto it = index_of.find(MaskOf(stage.plan->ops()));
-      if (it != index_of.end()) {
-        const Candidate& c = candidates_[static_cast<size_t>(it->second)];
-        const auto col = column_of.find(
-            std::make_tuple(it->second, retained, resident & c.external & produced_by_ops));
-        if (col != column_of.end() && level[col->second] < 2) {
-          raise(col->second);
-          raise(col->second);
-          if (std::isfinite(known[col->second])) {
-            lp.AddColumn(c.ops, retained, resident & c.external & produced_by_ops,
-                         known[col->second]);
-          }
+      const auto c = std::lower_bound(candidates_.begin(), candidates_.end(), ops,
+                                      [](const Candidate& x, Mask m) { return x.ops < m; });
+      if (c != candidates_.end() && c->ops == ops) {
+        const int index = static_cast<int>(c - candidates_.begin());
+        const Mask wanted = resident & c->external & produced_by_ops;
+        const auto first = std::lower_bound(columns.begin(), columns.end(), index,
+                                            [](const Column& x, int i) { return x.candidate < i; });
+        for (auto col = first; col != columns.end() && col->candidate == index; ++col) {
+          const size_t ci = static_cast<size_t>(col - columns.begin());
+          if (col->retained != retained || col->resident != wanted || level[ci] == 2) continue;
+          raise(ci);
+          raise(ci);
+          if (std::isfinite(known[ci])) lp.AddColumn(ops, retained, wanted, known[ci]);
         }
       }
       resident = retained;
@@ -907,16 +917,28 @@ void ExactSearch::CoverBound() {
     std::vector<std::pair<double, size_t>> suspects;
     for (size_t ci = 0; ci < columns.size(); ++ci) {
       const Column& col = columns[ci];
-      double v = 0;
+      // In long double: a sum of at most 128 terms is then off by less than 128 x 2^-64 of
+      // the sum of the terms' magnitudes; the bracket is raised by 1e-15 of it (Lemma T2).
+      long double v = 0, magnitude = 0;
       for (Mask m = candidates_[static_cast<size_t>(col.candidate)].ops; m; m &= m - 1) {
         v += y[static_cast<size_t>(std::countr_zero(m))];
       }
       for (Mask m = col.retained; m; m &= m - 1) v += z[static_cast<size_t>(std::countr_zero(m))];
-      for (Mask m = col.resident; m; m &= m - 1) v -= z[static_cast<size_t>(std::countr_zero(m))];
-      lhs[ci] = v;
-      if (v <= 0) continue;  // every bound is at least 0
+      magnitude = v;  // every term so far is >= 0
+      for (Mask m = col.resident; m; m &= m - 1) {
+        v -= z[static_cast<size_t>(std::countr_zero(m))];
+        magnitude += z[static_cast<size_t>(std::countr_zero(m))];
+      }
+      // Rounded up to a double (never below the long double value).
+      const long double raised = v + 1e-15L * magnitude;
+      double bracket = static_cast<double>(raised);
+      if (static_cast<long double>(bracket) < raised) {
+        bracket = std::nextafter(bracket, std::numeric_limits<double>::infinity());
+      }
+      lhs[ci] = bracket;
+      if (bracket <= 0) continue;  // every bound is at least 0
       if (known[ci] < 0) known[ci] = cheap(col);
-      if (v > known[ci]) suspects.emplace_back(known[ci] - v, ci);
+      if (bracket > known[ci]) suspects.emplace_back(known[ci] - bracket, ci);
     }
     std::sort(suspects.begin(), suspects.end());
     std::vector<size_t> violated;
@@ -934,7 +956,8 @@ void ExactSearch::CoverBound() {
     for (size_t ci = 0; ci < columns.size(); ++ci) {
       if (lhs[ci] > 0 && lhs[ci] > known[ci]) alpha = std::min(alpha, known[ci] / lhs[ci]);
     }
-    // Rounding of the sums: a relative 1e-9 less (docs/bounds.md, Lemma T2).
+    // The rest of the rounding (y_sum, the ratios, the product): a relative 1e-9 less
+    // (docs/bounds.md, Lemma T2).
     proven = std::max(proven, alpha * y_sum * (1 - 1e-9));
     if (violated.empty() && alpha >= 1 - 1e-9) {
       closed = !ctx_.budget.Expired();
@@ -949,7 +972,8 @@ void ExactSearch::CoverBound() {
   }
   ctx_.Note("tier 2: " + std::to_string(candidates_.size()) + " op sets, " +
             std::to_string(columns.size()) + " subgraph contexts, " +
-            std::to_string(contexts_costed) + " costed, " + std::to_string(rounds) +
+            std::to_string(contexts_costed) + " costed (" + std::to_string(class_contexts_) +
+            " by tile classes), " + std::to_string(rounds) +
             " LP rounds, " + std::to_string(lp.num_columns()) + " columns; " +
             (closed ? "converged" : "stopped") + ", bound " + std::to_string(proven));
   if (ctx_.proven != nullptr && proven > 0) {

@@ -3,6 +3,8 @@
 //   (a) on random problems of 1-6 ops, in all 8 modes, the certified value is at most the
 //       optimum of the independent brute-force enumerator (tests/brute_force.h); a summary line
 //       counts the runs where it is strictly above tier 1 and where it reaches the optimum;
+//   (a') on random problems with natives of 32 (tile-class contexts), at most the latency of
+//       a schedule a short beam finds;
 //   (b) on benchmark 4 it converges to a value above tier 1 and below the best schedule known;
 //   (c) `tilesched bound --tier2 --json` reports it, and a stopped run still reports a bound.
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include "random_problem.h"
 #include "test_files.h"
 #include "test_util.h"
+#include "tilesched/evaluate.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
 #include "tilesched/search.h"
@@ -114,6 +117,59 @@ TEST(CoverBound, BelowBruteForceOptimumOnRandomProblems) {
   // The test is only worth something where tier 2 is the larger bound.
   EXPECT_GT(above_tier1, runs / 50);
   EXPECT_LE(no_start, runs / 20);
+}
+
+// (a') Natives of 32: contexts with more than 4,096 tiles take the tile-class path of Lemma X7
+// (the enumerator cannot search these). Tier 2 is at most the latency of the best schedule a
+// short beam finds (re-scored by Evaluate()), and the class path is taken in some runs.
+TEST(CoverBound, BelowFoundSchedulesOnLargeTiles) {
+  const int wanted = testing::kInstrumentedBuild ? 1 : 8;
+  const std::vector<CostModes> modes = testing::AllModes();
+  int64_t runs = 0, by_classes = 0, above_tier1 = 0;
+  for (uint64_t seed = 9001; seed < 9001 + static_cast<uint64_t>(wanted); ++seed) {
+    testing::RandomProblemOptions options;
+    options.min_ops = 3;
+    options.max_ops = 6;
+    options.natives = {32};
+    options.dims = {16, 32, 48, 80};
+    options.min_capacity = 64;
+    options.min_capacity_fraction = 0.03;
+    options.max_capacity_fraction = 1.2;
+    options.bandwidths = {0.05, 0.25, 1, 4};
+    options.cost_units = {1, 4, 16};
+    const Problem problem = testing::RandomProblem(seed, options);
+    for (size_t mi = seed % 2; mi < modes.size(); mi += 2) {  // four modes per problem
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(modes[mi]));
+      search::SearchOptions run;
+      run.strategy = "cover";
+      run.threads = 1;
+      run.modes = modes[mi];
+      run.gap = -1;
+      auto tier2 = search::RunSearch(problem, run);
+      if (!tier2.ok()) continue;  // an op that fits only fused: nothing to compare
+      run.strategy = "beam";
+      run.iterations = 200;
+      auto found = search::RunSearch(problem, run);
+      ASSERT_TRUE(found.ok()) << found.status().message();
+      auto evaluation = Evaluate(problem, found->schedule, modes[mi]);
+      ASSERT_TRUE(evaluation.ok()) << evaluation.status().message();
+      ++runs;
+      EXPECT_LE(tier2->strategy_bound, evaluation->total * (1 + kTolerance))
+          << "problem: " << ProblemToJson(problem);
+      above_tier1 += tier2->strategy_bound > ComputeLowerBounds(problem, modes[mi]).best() * (1 + 1e-6);
+      for (const std::string& line : tier2->report) {
+        const size_t at = line.find(" by tile classes");
+        if (at == std::string::npos) continue;
+        const size_t open = line.rfind('(', at);
+        by_classes += open != std::string::npos && std::stoll(line.substr(open + 1)) > 0;
+      }
+    }
+  }
+  std::printf("tier 2 on natives of 32: %lld runs, %lld through tile classes, %lld above tier 1\n",
+              static_cast<long long>(runs), static_cast<long long>(by_classes),
+              static_cast<long long>(above_tier1));
+  EXPECT_GE(runs, wanted);
+  EXPECT_GT(by_classes, 0);
 }
 
 // (b) Benchmark 4: tier 1 gives 13,926.4, the best schedule known is 15,926.4.
