@@ -51,7 +51,7 @@ double Tier2(const Problem& problem, const CostModes& modes) {
 
 // (a) Below the enumerated optimum in every mode.
 TEST(CoverBound, BelowBruteForceOptimumOnRandomProblems) {
-  const int wanted = testing::kInstrumentedBuild ? 40 : 600;
+  const int wanted = testing::kInstrumentedBuild ? 25 : 400;
   const std::vector<CostModes> modes = testing::AllModes();
   struct Run {
     testing::BruteForceResult optimum;
