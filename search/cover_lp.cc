@@ -35,7 +35,8 @@ void CoverLp::AddColumn(uint64_t ops, uint64_t retained, uint64_t resident, doub
     }
   }
   for (int t = 0; t < num_tensors_; ++t) {
-    const double v = static_cast<double>((retained >> t) & 1) - static_cast<double>((resident >> t) & 1);
+    const double v =
+        static_cast<double>((retained >> t) & 1) - static_cast<double>((resident >> t) & 1);
     if (v != 0) {
       rows.push_back(num_ops_ + t);
       values.push_back(v);

@@ -144,13 +144,14 @@ class ExactSearch {
         bandwidth_(ctx.problem.hardware().slow_memory_bandwidth) {}
 
   void Run();
-
- private:
-  bool EnumerateCandidates(int64_t max_sets = kMaxOpSets);
- public:
   // Tier 2 (docs/bounds.md, "Tier 2"): the covering LP over subgraph contexts.
   void CoverBound();
+
  private:
+  // The per-op and per-tensor facts both searches start from (C1 compute, graph inputs read,
+  // graph outputs); false (with a note) above 64 ops or tensors, which the masks cannot hold.
+  bool Prepare(const char* who);
+  bool EnumerateCandidates(int64_t max_sets = kMaxOpSets);
   double Heuristic(const State& s) const;
   double TrafficBound(const Candidate& c, Mask retained, Mask resident) const;
   bool HoldsFit(Mask retained, Mask resident) const;
@@ -480,7 +481,8 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
           if (lb_only_) {  // tier 2: the order-free bound of every tile
             double member_lb = std::max(c.compute_once, traffic);
             if (member_lb < lb && CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h) <= 4096) {
-              member_lb = std::max(member_lb, model_.AnyPlanOrderFreeBound(plan, g, retained_ids, resident_ids));
+              member_lb = std::max(
+                  member_lb, model_.AnyPlanOrderFreeBound(plan, g, retained_ids, resident_ids));
             }
             lb = std::min(lb, member_lb);
             continue;
@@ -571,7 +573,8 @@ const ContextValue& ExactSearch::Context(int index, Mask retained, Mask resident
           const bool mixed = plan.mixed_rows() || plan.mixed_cols();
           double b = 0;
           if (!mixed || !HasCoincidence(plan, w, h, k)) {
-            b = model_.OrderFreeBound(plan, g, plan.width(), plan.height(), retained_ids, resident_ids, true);
+            b = model_.OrderFreeBound(plan, g, plan.width(), plan.height(), retained_ids,
+                                      resident_ids, /*allow_mixed=*/true);
           } else if (CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h) <= 4096) {
             b = model_.AnyPlanOrderFreeBound(plan, g, retained_ids, resident_ids);
           }
@@ -617,11 +620,12 @@ void ExactSearch::OfferPath(const State& last_from, int candidate, Mask retained
   ctx_.incumbent.Offer(draft, "exact");
 }
 
-void ExactSearch::Run() {
+bool ExactSearch::Prepare(const char* who) {
   const int n = problem_.num_ops();
   if (n > 64 || problem_.num_tensors() > 64) {
-    ctx_.Note("exact: more than 64 ops or tensors; nothing proven beyond the tier-1 bound");
-    return;
+    ctx_.Note(std::string(who) +
+              ": more than 64 ops or tensors; nothing proven beyond the tier-1 bound");
+    return false;
   }
   op_compute_.resize(static_cast<size_t>(n));
   op_graph_inputs_.resize(static_cast<size_t>(n));
@@ -635,6 +639,12 @@ void ExactSearch::Run() {
   for (int t = 0; t < problem_.num_tensors(); ++t) {
     if (problem_.is_graph_output(t)) graph_outputs_ |= Mask{1} << t;
   }
+  return true;
+}
+
+void ExactSearch::Run() {
+  const int n = problem_.num_ops();
+  if (!Prepare("exact")) return;
   complete_ = EnumerateCandidates();
   subproblem_bound_.assign(candidates_.size(), -1);
   const Mask all_ops = n == 64 ? ~Mask{0} : (Mask{1} << n) - 1;
@@ -748,25 +758,13 @@ void ExactSearch::Run() {
   }
 }
 
-
 // Tier 2 (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T4): column generation over
 // every subgraph context, with a certificate checked against every column.
 void ExactSearch::CoverBound() {
   const int n = problem_.num_ops();
   const int num_tensors = problem_.num_tensors();
-  if (n > 64 || num_tensors > 64) {
-    ctx_.Note("tier 2: more than 64 ops or tensors; not run");
-    return;
-  }
+  if (!Prepare("tier 2")) return;
   lb_only_ = true;  // only lower bounds are needed: no configuration is costed for its ub
-  op_compute_.resize(static_cast<size_t>(n));
-  for (int o = 0; o < n; ++o) {
-    op_compute_[static_cast<size_t>(o)] =
-        OpComputeOnce(problem_, o, ctx_.options.modes.matmul_reduction);
-  }
-  for (int t = 0; t < num_tensors; ++t) {
-    if (problem_.is_graph_output(t)) graph_outputs_ |= Mask{1} << t;
-  }
   Mask produced_by_ops = 0;
   for (int o = 0; o < n; ++o) produced_by_ops |= Mask{1} << problem_.op(o).output;
   if (!EnumerateCandidates(kMaxCoverOpSets)) {
