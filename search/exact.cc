@@ -56,6 +56,7 @@ constexpr int64_t kMaxCoverOpSets = 1000000;
 constexpr int64_t kMaxCoverColumns = 20000000;
 constexpr double kCoverBigCost = 1e30;
 constexpr size_t kCoverChunk = 256;  // suspects whose X5 bounds are computed together
+constexpr int64_t kCoverRoundWork = 256;  // bounds computed per LP round once one is violated
 
 std::vector<int> Ids(Mask mask) {
   std::vector<int> ids;
@@ -76,6 +77,7 @@ struct Candidate {
   Mask ops = 0, produced = 0, external = 0, sinks = 0, output_sinks = 0;
   std::vector<Mask> retention;  // the retention subsets enumerated (X0, X6)
   double compute_once = 0;  // Lemma C1 summed over its ops
+  double tile_compute = 0;  // Lemma X8: what every tile of every grid computes at least
 };
 
 struct State {
@@ -154,6 +156,14 @@ class ExactSearch {
   bool EnumerateCandidates(int64_t max_sets = kMaxOpSets);
   double Heuristic(const State& s) const;
   double TrafficBound(const Candidate& c, Mask retained, Mask resident) const;
+  // Lemma X8 with the fit (X8 b): the fewest tiles of any grid whose first tile fits beside
+  // what is held, times the floor; infinity when no tile size fits.
+  double FitComputeBound(const Candidate& c, Mask retained, Mask resident) const;
+  // Lemma X8 for a grid of w x h tiles: every tile computes at least the floor.
+  double GridComputeFloor(const Candidate& c, int64_t w, int64_t h) const {
+    return static_cast<double>(CeilDiv(c.plan->width(), w) * CeilDiv(c.plan->height(), h)) *
+           c.tile_compute;
+  }
   bool HoldsFit(Mask retained, Mask resident) const;
   // The tier-1 bound of the problem made of candidate `index`'s ops alone (0 if none).
   double SubproblemBound(int index);
@@ -183,6 +193,7 @@ class ExactSearch {
   Mask graph_outputs_ = 0;
   bool complete_ = true;  // every transition is enumerated
   bool lb_only_ = false;  // tier 2: contexts get lower bounds only (no ub, no order search)
+  double cover_target_ = kInf;  // tier 2: a context's lb need not exceed this (its dual sum)
   std::map<std::tuple<int, Mask, Mask>, ContextValue> contexts_;
   std::unordered_map<State, Node, StateHash> nodes_;
   int64_t reduced_contexts_ = 0, orders_unproven_ = 0, class_contexts_ = 0;
@@ -254,6 +265,7 @@ bool ExactSearch::EnumerateCandidates(int64_t max_sets) {
       if (problem_.is_graph_output(t)) c.output_sinks |= Mask{1} << t;
     }
     for (int o : plan->ops()) c.compute_once += op_compute_[static_cast<size_t>(o)];
+    c.tile_compute = TileComputeFloor(problem_, ctx_.options.modes.matmul_reduction, *plan);
     // Every retention subset that fits at all (Lemma X6 with nothing resident), the empty one
     // first; more than kMaxRetentionSets of them: the first ones only, and incomplete.
     const std::vector<int>& produced = plan->produced();
@@ -324,6 +336,24 @@ double ExactSearch::ComputeSubproblemBound(int index) const {
   }
   auto sub = Problem::Create(std::move(tensors), std::move(ops), problem_.hardware());
   return sub.ok() ? ComputeLowerBounds(*sub, ctx_.options.modes).best() : 0;
+}
+
+double ExactSearch::FitComputeBound(const Candidate& c, Mask retained, Mask resident) const {
+  const SubgraphPlan& plan = *c.plan;
+  const GranularityBounds bounds = model_.Bounds(plan);
+  const CostModel::HeldSpace held = model_.Held(plan, Ids(retained), Ids(resident));
+  const int64_t room = capacity_ - held.held;  // for the first tile's buffers
+  int64_t fewest = -1;
+  for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
+    const int64_t width = std::min(w, plan.width());
+    int64_t h = bounds.max_h;  // the tallest tile that fits at this width
+    if (held.buffers > 0) h = std::min(h, room / (held.buffers * width));
+    // Below min_h nothing fits, and a wider tile only holds more.
+    if (room < 0 || h < bounds.min_h) break;
+    const int64_t tiles = CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h);
+    if (fewest < 0 || tiles < fewest) fewest = tiles;
+  }
+  return fewest < 0 ? kInf : static_cast<double>(fewest) * c.tile_compute;
 }
 
 double ExactSearch::TrafficBound(const Candidate& c, Mask retained, Mask resident) const {
@@ -409,7 +439,10 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
   };
   std::vector<Item> items;
   // Classes whose bound is already hopeless are not sorted; the least of their bounds stands.
-  const double target = ctx_.incumbent.BestTotal() / (1 + std::max(0.0, ctx_.options.gap));
+  // In tier 2 a context only needs to reach its column's dual sum (cover_target_).
+  const double target =
+      std::min(ctx_.incumbent.BestTotal() / (1 + std::max(0.0, ctx_.options.gap)),
+               lb_only_ ? cover_target_ : kInf);
   double hopeless_floor = kInf;
   for (int64_t k = 1; k <= max_k; ++k) {
     if (!model_.CheckGranularity(plan, {bounds.max_w, bounds.max_h, k}).ok()) continue;
@@ -466,23 +499,48 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
   // every tile where one does is costed on its own (its lb per Lemma X2, or X3 when cut).
   if (mixed) {
     const double traffic = TrafficBound(c, MaskOf(retained_ids), MaskOf(resident_ids));
-    for (int64_t k = 1; k <= max_k; ++k) {
-      for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
-        if (ctx_.budget.Expired()) {
-          lb = std::min(lb, std::max(c.compute_once, traffic));
-          k = max_k;
-          break;
+    const CostModel::HeldSpace held = model_.Held(plan, retained_ids, resident_ids);
+    // The tile sizes worth a look at any k, in the order of the loops below: the first tile's
+    // buffers and what is held fit (SPEC 6: otherwise no step fits), and in tier 2 the grid's
+    // Lemma X8 floor is below the lb so far (otherwise it cannot lower it).
+    std::vector<std::pair<int64_t, int64_t>> sizes;
+    for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
+      for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
+        if (held.held + held.buffers * std::min(w, plan.width()) * std::min(h, plan.height()) >
+            capacity_) {
+          break;  // taller tiles hold more
         }
-        for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
+        if (lb_only_ && std::max({c.compute_once, traffic, GridComputeFloor(c, w, h)}) >= lb) {
+          continue;
+        }
+        sizes.emplace_back(w, h);
+      }
+    }
+    for (int64_t k = 1; k <= max_k; ++k) {
+      if (ctx_.budget.Expired()) {
+        lb = std::min(lb, std::max(c.compute_once, traffic));
+        break;
+      }
+      for (const auto& [w, h] : sizes) {
+        {
           const Granularity g{w, h, k};
-          if (!HasCoincidence(plan, w, h, k) || !model_.CheckGranularity(plan, g).ok()) continue;
+          // Tier 2: a grid whose Lemma X8 floor is already at least lb cannot lower it, and one
+          // at least the target need not be costed (the target then caps the lb, below).
+          const double floor = std::max({c.compute_once, traffic, GridComputeFloor(c, w, h)});
+          const double cut = std::min(lb, target);
+          if (lb_only_ && floor >= cut) continue;
+          if (!HasCoincidence(plan, w, h, k)) continue;
+          if (!model_.CheckGranularity(plan, g).ok()) continue;
+          if (model_.FirstStepWorkingSet(plan, g, retained_ids, resident_ids) > capacity_) {
+            continue;  // one step already overflows
+          }
           const int64_t peak = model_.PeakWorkingSet(plan, g, retained_ids, resident_ids);
           if (peak > capacity_) continue;
           if (lb_only_) {  // tier 2: the order-free bound of every tile
-            double member_lb = std::max(c.compute_once, traffic);
-            if (member_lb < lb && CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h) <= 4096) {
-              member_lb = std::max(
-                  member_lb, model_.AnyPlanOrderFreeBound(plan, g, retained_ids, resident_ids));
+            double member_lb = floor;
+            if (CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h) <= 4096) {
+              member_lb = std::max(member_lb, model_.AnyPlanOrderFreeBound(
+                                                  plan, g, retained_ids, resident_ids, cut));
             }
             lb = std::min(lb, member_lb);
             continue;
@@ -490,7 +548,9 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
           const OrderResult best =
               BestOrder(plan, g, peak, order_matters, retained_ids, resident_ids, value);
           if (best.latency == kInf) continue;
-          double member_lb = best.complete ? best.latency : std::max(best.compute, traffic);
+          double member_lb = best.complete
+                                 ? best.latency
+                                 : std::max({best.compute, traffic, GridComputeFloor(c, w, h)});
           // Orders not proven and the weak bound below the context's: the order-free bound of
           // this grid (every tile costed: grids of at most 4,096 tiles).
           if (!best.complete && member_lb < lb &&
@@ -503,6 +563,8 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
       }
     }
   }
+  // Members skipped at the target cost at least it: the lb is at most the target (tier 2).
+  if (mixed && lb_only_) lb = std::min(lb, target);
   // The class bound is at most its representative's cost; equal sums may differ in the last
   // bits (a rounding of the same steps, summed in another order).
   assert(value->ub == kInf || lb <= value->ub * (1 + 1e-9));
@@ -571,12 +633,13 @@ const ContextValue& ExactSearch::Context(int index, Mask retained, Mask resident
         if (peak > capacity_) continue;
         if (lb_only_) {  // tier 2: Lemma X7's order-free bound at this grid
           const bool mixed = plan.mixed_rows() || plan.mixed_cols();
-          double b = 0;
+          double b = GridComputeFloor(c, w, h);
           if (!mixed || !HasCoincidence(plan, w, h, k)) {
-            b = model_.OrderFreeBound(plan, g, plan.width(), plan.height(), retained_ids,
-                                      resident_ids, /*allow_mixed=*/true);
+            b = std::max(b, model_.OrderFreeBound(plan, g, plan.width(), plan.height(),
+                                                  retained_ids, resident_ids,
+                                                  /*allow_mixed=*/true));
           } else if (CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h) <= 4096) {
-            b = model_.AnyPlanOrderFreeBound(plan, g, retained_ids, resident_ids);
+            b = std::max(b, model_.AnyPlanOrderFreeBound(plan, g, retained_ids, resident_ids));
           }
           value.lb = std::min(value.lb, std::max({traffic, c.compute_once, b}));
           continue;
@@ -816,11 +879,48 @@ void ExactSearch::CoverBound() {
   // only with nothing read resident and no sink kept back); the context's own (X1-X7).
   auto cheap = [&](const Column& col) {
     const Candidate& c = candidates_[static_cast<size_t>(col.candidate)];
-    return std::max(c.compute_once, TrafficBound(c, col.retained, col.resident));
+    return std::max({c.compute_once, TrafficBound(c, col.retained, col.resident),
+                     FitComputeBound(c, col.retained, col.resident)});
   };
+  // Each context's base: the same op set and resident set, nothing retained (Lemma X9).
+  std::vector<uint32_t> base(columns.size());
+  {
+    std::unordered_map<uint64_t, uint32_t> first;  // (candidate, resident) of a base column
+    auto key = [](const Column& col) {
+      return MixHash(static_cast<uint64_t>(col.candidate), col.resident);
+    };
+    for (size_t ci = 0; ci < columns.size(); ++ci) {
+      if (columns[ci].retained == 0) first.emplace(key(columns[ci]), static_cast<uint32_t>(ci));
+    }
+    for (size_t ci = 0; ci < columns.size(); ++ci) {
+      const auto it = first.find(key(columns[ci]));
+      const bool same = it != first.end() &&
+                        columns[it->second].candidate == columns[ci].candidate &&
+                        columns[it->second].resident == columns[ci].resident;
+      base[ci] = same ? it->second : static_cast<uint32_t>(ci);  // no base: itself
+    }
+  }
   std::vector<double> known(columns.size(), -1);  // best bound computed so far (< 0: cheap only)
-  std::vector<uint8_t> level(columns.size(), 0);  // 0 cheap, 1 X5 tried, 2 context costed
-  auto raise = [&](size_t ci) {
+  // 0 cheap, 1 X5 tried, 2 the base's bound applied (X9), 3 context costed
+  std::vector<uint8_t> level(columns.size(), 0);
+  // The target a costed context was cut at (it may stop refining there): infinity when none.
+  std::vector<double> cut(columns.size(), kInf);
+  int64_t contexts_costed = 0;
+  // The context's own bound, refined up to `target` at least (again, if an earlier costing
+  // stopped below it).
+  auto cost_context = [&](size_t ci, double target) {
+    if (level[ci] == 3 && cut[ci] >= target) return;
+    const Column& col = columns[ci];
+    contexts_.erase(std::make_tuple(col.candidate, col.retained, col.resident));
+    cover_target_ = target;
+    known[ci] = std::max(known[ci], Context(col.candidate, col.retained, col.resident).lb);
+    cover_target_ = kInf;
+    cut[ci] = target;
+    level[ci] = 3;
+    ++contexts_costed;
+  };
+  // One level up, cheapest first, towards `target` (the column's dual sum).
+  auto raise = [&](size_t ci, double target) {
     const Column& col = columns[ci];
     const Candidate& c = candidates_[static_cast<size_t>(col.candidate)];
     double& v = known[ci];
@@ -834,8 +934,20 @@ void ExactSearch::CoverBound() {
     }
     if (level[ci] == 1) {
       level[ci] = 2;
-      v = std::max(v, Context(col.candidate, col.retained, col.resident).lb);
+      const size_t bi = base[ci];
+      if (bi == ci) return;
+      // Lemma X9: retaining r saves at most the stores of its sinks that are not graph outputs.
+      int64_t saved = 0;
+      for (int t : Ids(col.retained & c.sinks & ~c.output_sinks)) {
+        saved += problem_.tensor(t).size();
+      }
+      const double s = static_cast<double>(saved) / bandwidth_;
+      if (known[bi] < 0) known[bi] = cheap(columns[bi]);
+      cost_context(bi, target + s);
+      v = std::max(v, known[bi] - s - 1e-12 * (known[bi] + s));
+      return;
     }
+    cost_context(ci, target);
   };
   // X5 is a pure function of the op set: computed in parallel (oneTBB) for the plain contexts
   // among the next kCoverChunk suspects, then read from the memo.
@@ -860,6 +972,7 @@ void ExactSearch::CoverBound() {
     for (size_t i = 0; i < todo.size(); ++i) {
       subproblem_bound_[static_cast<size_t>(todo[i])] = values[i];
     }
+    return static_cast<int64_t>(todo.size());
   };
   CoverLp lp(n, num_tensors);
   // The start: every op alone, nothing resident or retained (a feasible LP).
@@ -869,39 +982,13 @@ void ExactSearch::CoverBound() {
         col.retained != 0 || col.resident != 0) {
       continue;
     }
-    raise(ci);
-    raise(ci);
+    while (level[ci] < 3) raise(ci, kInf);
     lp.AddColumn(candidates_[static_cast<size_t>(col.candidate)].ops, 0, 0,
                  std::isfinite(known[ci]) ? known[ci] : kCoverBigCost);
   }
-  // And the incumbent's own contexts, so that the first duals are near a good schedule's.
-  // Columns are listed candidate by candidate (and candidates by op mask, sorted).
-  if (auto best = ctx_.incumbent.Best()) {
-    Mask resident = 0;
-    for (const Stage& stage : best->stages) {
-      const Mask ops = MaskOf(stage.plan->ops());
-      const Mask retained = MaskOf(stage.retained);
-      const auto c = std::lower_bound(candidates_.begin(), candidates_.end(), ops,
-                                      [](const Candidate& x, Mask m) { return x.ops < m; });
-      if (c != candidates_.end() && c->ops == ops) {
-        const int index = static_cast<int>(c - candidates_.begin());
-        const Mask wanted = resident & c->external & produced_by_ops;
-        const auto first = std::lower_bound(columns.begin(), columns.end(), index,
-                                            [](const Column& x, int i) { return x.candidate < i; });
-        for (auto col = first; col != columns.end() && col->candidate == index; ++col) {
-          const size_t ci = static_cast<size_t>(col - columns.begin());
-          if (col->retained != retained || col->resident != wanted || level[ci] == 2) continue;
-          raise(ci);
-          raise(ci);
-          if (std::isfinite(known[ci])) lp.AddColumn(ops, retained, wanted, known[ci]);
-        }
-      }
-      resident = retained;
-    }
-  }
   std::vector<double> y, z, lhs(columns.size());
   double proven = 0;
-  int64_t contexts_costed = 0, rounds = 0;
+  int64_t rounds = 0;
   bool closed = false;
   while (!ctx_.budget.Expired()) {
     ++rounds;
@@ -938,16 +1025,30 @@ void ExactSearch::CoverBound() {
       if (known[ci] < 0) known[ci] = cheap(col);
       if (bracket > known[ci]) suspects.emplace_back(known[ci] - bracket, ci);
     }
-    std::sort(suspects.begin(), suspects.end());
+    // Smaller op sets first (cheaper to bound, and more often truly violated), then the most
+    // violated by what is known.
+    std::sort(suspects.begin(), suspects.end(), [&](const auto& a, const auto& b) {
+      const int pa = std::popcount(candidates_[static_cast<size_t>(columns[a.second].candidate)].ops);
+      const int pb = std::popcount(candidates_[static_cast<size_t>(columns[b.second].candidate)].ops);
+      return std::tie(pa, a) < std::tie(pb, b);
+    });
     std::vector<size_t> violated;
+    // A round ends at 50 violated columns, or at the first violated one after kCoverRoundWork
+    // bounds were computed (X5 or context): new duals then prune the rest (a count, not a clock,
+    // so that the bound does not depend on the machine's speed).
+    int64_t work = 0;
     for (size_t next = 0; next < suspects.size(); ++next) {
-      if (violated.size() >= 50 || ctx_.budget.Expired()) break;
-      if (next % kCoverChunk == 0) PrefetchSubproblemBounds(suspects, next, columns, level);
-      const size_t ci = suspects[next].second;
-      while (lhs[ci] > known[ci] && level[ci] < 2) {
-        if (level[ci] == 1) ++contexts_costed;
-        raise(ci);
+      if (violated.size() >= 50 || (!violated.empty() && work >= kCoverRoundWork) ||
+          ctx_.budget.Expired()) {
+        break;
       }
+      if (next % kCoverChunk == 0) {
+        work += PrefetchSubproblemBounds(suspects, next, columns, level);
+      }
+      const size_t ci = suspects[next].second;
+      const int64_t costed_before = contexts_costed;
+      while (lhs[ci] > known[ci] && (level[ci] < 3 || cut[ci] < lhs[ci])) raise(ci, lhs[ci]);
+      work += contexts_costed - costed_before;
       if (lhs[ci] > known[ci] * (1 + 1e-9)) violated.push_back(ci);
     }
     double alpha = 1;

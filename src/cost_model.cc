@@ -220,6 +220,32 @@ void AddWork(const std::vector<OpWork>& add, double count, std::vector<OpWork>* 
   }
 }
 
+// What every step holds besides its slices (SPEC 6), and how many sinks each tile writes.
+struct HeldCounts {
+  CostModel::HeldSpace space;
+  int64_t sinks_written = 0;
+};
+
+HeldCounts CountHeld(const Problem& problem, const CostModes& modes, const SubgraphPlan& plan,
+                     std::span<const int> retained, std::span<const int> resident) {
+  auto is_retained = [&](int t) { return std::binary_search(retained.begin(), retained.end(), t); };
+  HeldCounts out;
+  for (int t : resident) out.space.held += problem.tensor(t).size();
+  for (int t : retained) out.space.held += problem.tensor(t).size();
+  int64_t sinks_kept = 0, roots_kept = 0, nonsink_roots_kept = 0;
+  for (int t : plan.sinks()) {
+    if (!is_retained(t)) ++sinks_kept;
+    if (!is_retained(t) || problem.is_graph_output(t)) ++out.sinks_written;
+  }
+  for (size_t i = 0; i < plan.split_roots().size(); ++i) {
+    if (is_retained(problem.op(plan.split_roots()[i]).output)) continue;
+    ++roots_kept;
+    if (!plan.root_is_sink()[i]) ++nonsink_roots_kept;
+  }
+  out.space.buffers = TileBuffers(modes.rules, sinks_kept, roots_kept, nonsink_roots_kept);
+  return out;
+}
+
 class StepEvaluator {
  public:
   StepEvaluator(const Problem& problem, const CostModes& modes, const SubgraphPlan& plan,
@@ -237,7 +263,6 @@ class StepEvaluator {
     bandwidth_ = hw.slow_memory_bandwidth;
     capacity_ = hw.fast_memory_capacity;
     auto is_resident = [&](int t) { return std::binary_search(resident.begin(), resident.end(), t); };
-    auto is_retained = [&](int t) { return std::binary_search(retained.begin(), retained.end(), t); };
     groups_.push_back(&plan.last_group());
     for (const DemandGroup& group : plan.root_groups()) groups_.push_back(&group);
     for (const DemandGroup* group : groups_) {
@@ -252,20 +277,10 @@ class StepEvaluator {
       root_steps_.push_back(CeilDiv(extent, k_));
       n_k_ = std::max(n_k_, root_steps_.back());
     }
-    for (int t : resident) fixed_ws_ += problem.tensor(t).size();
-    for (int t : retained) fixed_ws_ += problem.tensor(t).size();
-    int64_t sinks_kept = 0, sinks_written = 0, roots_kept = 0, nonsink_roots_kept = 0;
-    for (int t : plan.sinks()) {
-      if (!is_retained(t)) ++sinks_kept;
-      if (!is_retained(t) || problem.is_graph_output(t)) ++sinks_written;
-    }
-    for (size_t i = 0; i < plan.split_roots().size(); ++i) {
-      if (is_retained(problem.op(plan.split_roots()[i]).output)) continue;
-      ++roots_kept;
-      if (!plan.root_is_sink()[i]) ++nonsink_roots_kept;
-    }
-    buffers_ = TileBuffers(modes.rules, sinks_kept, roots_kept, nonsink_roots_kept);
-    sinks_written_ = sinks_written;
+    const HeldCounts held = CountHeld(problem, modes, plan, retained, resident);
+    fixed_ws_ = held.space.held;
+    buffers_ = held.space.buffers;
+    sinks_written_ = held.sinks_written;
     for (int op : plan.ops()) {
       step_work_.push_back({op, problem.tensor(problem.op(op).output).size(), 0, 0});
     }
@@ -388,6 +403,14 @@ class StepEvaluator {
 
   // Largest working set over all steps (it does not depend on the traversal order): the
   // special steps and one step of each run, in each class of clipped / unclipped tile.
+  // The working set of the first step of tile (0, 0): one of the steps PeakWorkingSet takes.
+  int64_t FirstStepWorkingSet() {
+    double unused = 0;
+    current_key_ = {-1, -1, -1};
+    Step(0, 0, 0, &current_, &unused);
+    return Finish(0, 0, 0, current_, nullptr, 0).working_set;
+  }
+
   int64_t PeakWorkingSet() {
     int64_t peak = 0;
     const bool mixed = plan_.mixed_rows() || plan_.mixed_cols();
@@ -454,7 +477,7 @@ class StepEvaluator {
   // A lower bound over every order on this very grid, for any plan (mixed included): each tile's
   // later k-steps as they are, and its first step loading only the slices that no tile's last
   // step needs (so no predecessor can leave them identical). Costs every tile: small grids.
-  double AnyPlanOrderFree() {
+  double AnyPlanOrderFree(double cutoff) {
     std::vector<ConcreteSlice> last_slices;
     double unused = 0;
     for (int64_t r = 0; r < grid_.rows(); ++r) {
@@ -474,6 +497,7 @@ class StepEvaluator {
         current_key_ = {-1, -1, -1};
         total += StepLatency(first.compute, first.load, first.store, bandwidth_) +
                  WithinTile(r, c).sums.latency;
+        if (total >= cutoff) return total;
       }
     }
     return total;
@@ -628,6 +652,17 @@ int64_t CostModel::PeakWorkingSet(const SubgraphPlan& plan, const Granularity& g
   return StepEvaluator(*problem_, modes_, plan, g, retained, resident).PeakWorkingSet();
 }
 
+int64_t CostModel::FirstStepWorkingSet(const SubgraphPlan& plan, const Granularity& g,
+                                       std::span<const int> retained,
+                                       std::span<const int> resident) const {
+  return StepEvaluator(*problem_, modes_, plan, g, retained, resident).FirstStepWorkingSet();
+}
+
+CostModel::HeldSpace CostModel::Held(const SubgraphPlan& plan, std::span<const int> retained,
+                                     std::span<const int> resident) const {
+  return CountHeld(*problem_, modes_, plan, retained, resident).space;
+}
+
 double CostModel::OrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
                                  int64_t grid_width, int64_t grid_height,
                                  std::span<const int> retained,
@@ -639,8 +674,8 @@ double CostModel::OrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
 
 double CostModel::AnyPlanOrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
                                         std::span<const int> retained,
-                                        std::span<const int> resident) const {
-  return StepEvaluator(*problem_, modes_, plan, g, retained, resident).AnyPlanOrderFree();
+                                        std::span<const int> resident, double cutoff) const {
+  return StepEvaluator(*problem_, modes_, plan, g, retained, resident).AnyPlanOrderFree(cutoff);
 }
 
 double CostModel::TileBound(const SubgraphPlan& plan, int64_t k, int64_t tile_w, int64_t tile_h,

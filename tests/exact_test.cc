@@ -230,12 +230,40 @@ CostModes ClassModes(uint64_t seed) {
 // Lemma X7 directly: for random subgraphs, k and tile classes, the class bound is at most the
 // cost of every member of the class (every w, h of it) in every order tried (raster, column-
 // major, both snakes, random permutations; every permutation of grids of at most 4 tiles);
-// a class whose smallest tiles overflow has no member that fits; and the minimum of the class
+// a class whose smallest tiles overflow has no member that fits; Lemma X8's floor (tiles x
+// TileComputeFloor) is at most every member's compute; and the minimum of the class
 // bounds over a context's classes is at most the minimum over the whole box. In mixed plans
 // (a tensor dimension both tile and k-slice) this holds for the tiles without a coincidence.
+// DimCoincides (the O(1) test behind HasCoincidence) against its definition: some tile interval
+// of the grid equals the k-slice that starts where it starts, tile by tile, for every extent up
+// to 70, tile size and k up to the extent and a little beyond.
+TEST(ExactMode, CoincidenceTestMatchesEveryTile) {
+  int64_t cases = 0, coincident = 0;
+  for (int64_t extent = 1; extent <= 70; ++extent) {
+    for (int64_t tile = 1; tile <= extent + 2; ++tile) {
+      const Grid grid(extent, 1, tile, 1);
+      for (int64_t k = 1; k <= extent + 2; ++k) {
+        bool expected = false;
+        for (int64_t c = 0; c < grid.cols(); ++c) {
+          const Interval t = grid.ColInterval(c);
+          expected = expected ||
+                     (t.begin % k == 0 && SliceInterval(t.begin / k, k, extent) == t);
+        }
+        ++cases;
+        coincident += expected;
+        EXPECT_EQ(DimCoincides(extent, tile, k), expected)
+            << "extent " << extent << " tile " << tile << " k " << k;
+      }
+    }
+  }
+  EXPECT_GT(coincident, cases / 20);
+  EXPECT_LT(coincident, cases);
+}
+
 TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
   const int problems = testing::kInstrumentedBuild ? 8 : 64;
   int64_t members = 0, classes = 0, contexts = 0, tight = 0, mixed = 0, coincident = 0;
+  int64_t floor_positive = 0, floor_tight = 0;
   std::mt19937_64 rng(7);
   for (uint64_t seed = 1; seed <= static_cast<uint64_t>(problems); ++seed) {
     const Problem problem = testing::RandomProblem(seed, ClassProblemOptions(seed, 3));
@@ -257,6 +285,7 @@ TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
       auto plan = SubgraphPlan::Create(problem, ops);
       if (!plan.ok()) continue;
       mixed += plan->mixed_rows() || plan->mixed_cols();
+      const double tile_floor = TileComputeFloor(problem, modes.matmul_reduction, *plan);
       const GranularityBounds bounds = model.Bounds(*plan);
       const int64_t max_k = plan->split_roots().empty() ? 1 : bounds.max_k;
       const std::vector<int> none;
@@ -274,7 +303,15 @@ TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
               for (int64_t h = ch.lo; h <= ch.hi; ++h) {
                 const Granularity g{w, h, k};
                 ASSERT_TRUE(model.CheckGranularity(*plan, g).ok());
-                const bool fits = model.PeakWorkingSet(*plan, g, none, none) <= capacity;
+                const int64_t peak = model.PeakWorkingSet(*plan, g, none, none);
+                const bool fits = peak <= capacity;
+                // What is held and the first tile's buffers are part of the peak (SPEC 6).
+                EXPECT_LE(model.FirstStepWorkingSet(*plan, g, none, none), peak);
+                const CostModel::HeldSpace held = model.Held(*plan, none, none);
+                EXPECT_LE(held.held + held.buffers * std::min(w, plan->width()) *
+                                          std::min(h, plan->height()),
+                          peak)
+                    << "seed " << seed << " w " << w << " h " << h << " k " << k;
                 if (!rep_fits && !HasCoincidence(*plan, w, h, k)) EXPECT_FALSE(fits) << "seed " << seed << " w " << w << " h " << h;
                 const Grid grid(plan->width(), plan->height(), w, h);
                 const int64_t rows = grid.rows(), cols = grid.cols(), n = grid.num_tiles();
@@ -318,6 +355,12 @@ TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
                   box_min = std::min(box_min, cost->latency);
                   EXPECT_LE(grid_lb, cost->latency * (1 + 1e-9)) << "seed " << seed << " w " << w
                                                                   << " h " << h << " k " << k;
+                  // Lemma X8: every tile computes at least the floor (coincidences included).
+                  const double floor = static_cast<double>(n) * tile_floor;
+                  EXPECT_LE(floor, cost->compute_time * (1 + 1e-9))
+                      << "seed " << seed << " w " << w << " h " << h << " k " << k;
+                  floor_positive += floor > 0;
+                  floor_tight += floor > 0 && floor >= cost->compute_time * (1 - 1e-9);
                   if (!covered) continue;
                   EXPECT_LE(lb, cost->latency * (1 + 1e-9))
                       << "seed " << seed << " ops " << ops.size() << " w " << w << " h " << h
@@ -339,10 +382,13 @@ TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
   }
   std::printf("[ exact ] %lld contexts (%lld of mixed plans), %lld classes, %lld member costs, "
               "%lld tiles with a coincidence; class minimum equal to the box minimum (over the "
-              "orders tried) in %lld contexts\n",
+              "orders tried) in %lld contexts; X8 floor positive in %lld member costs, equal to "
+              "their compute in %lld\n",
               static_cast<long long>(contexts), static_cast<long long>(mixed),
               static_cast<long long>(classes), static_cast<long long>(members),
-              static_cast<long long>(coincident), static_cast<long long>(tight));
+              static_cast<long long>(coincident), static_cast<long long>(tight),
+              static_cast<long long>(floor_positive), static_cast<long long>(floor_tight));
+  EXPECT_GT(floor_tight, 0);  // the floor is attained: it is not a weaker stand-in
   // The plain build's 64 problems include mixed plans; the instrumented build's 8 may not.
   if (!testing::kInstrumentedBuild) EXPECT_GT(mixed, 10);
   EXPECT_GT(members, 1000);

@@ -16,6 +16,7 @@
 #define TILESCHED_COST_MODEL_H_
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -162,6 +163,21 @@ class CostModel {
   int64_t PeakWorkingSet(const SubgraphPlan& plan, const Granularity& g,
                          std::span<const int> retained, std::span<const int> resident) const;
 
+  // The working set of the first step of the first tile: at most PeakWorkingSet, and cheaper
+  // (one step), so a granularity where it exceeds the capacity is rejected early.
+  int64_t FirstStepWorkingSet(const SubgraphPlan& plan, const Granularity& g,
+                              std::span<const int> retained, std::span<const int> resident) const;
+
+  // What every step of `plan` holds besides its slices (SPEC 6): the resident and retained
+  // tensors (`held`) and `buffers` tile-sized buffers. A step of tile area A holds at least
+  // held + buffers x A, so a granularity whose first tile (min(w, W) x min(h, H)) makes that
+  // exceed the capacity never fits.
+  struct HeldSpace {
+    int64_t held = 0, buffers = 0;
+  };
+  HeldSpace Held(const SubgraphPlan& plan, std::span<const int> retained,
+                 std::span<const int> resident) const;
+
   // A lower bound on the latency of `plan` at k = g.k over every traversal order, on the grid
   // that cuts a grid_width x grid_height sink into g.w x g.h tiles (the plan's own sink shape,
   // or a smaller one standing for the smallest tiles of a class: docs/bounds.md Lemma X7).
@@ -173,8 +189,11 @@ class CostModel {
 
   // A lower bound over every traversal order on the latency of `plan` at `g`, for any plan
   // (mixed included; docs/bounds.md Lemma X7): costs every tile, so meant for small grids.
+  // Stops once the tiles summed so far reach `cutoff` and returns that partial sum (every tile's
+  // term is at least 0, so it is still a lower bound, and at least the cutoff).
   double AnyPlanOrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
-                               std::span<const int> retained, std::span<const int> resident) const;
+                               std::span<const int> retained, std::span<const int> resident,
+                               double cutoff = std::numeric_limits<double>::infinity()) const;
 
   // A lower bound on the latency of one tile_w x tile_h tile at k, wherever an order puts it,
   // in a grid of more than one column and row (one_col / one_row: a grid of one column / row,

@@ -3,7 +3,8 @@
 // traversal order. The exact mode (search/exact.cc) costs a context class by class instead of
 // tile by tile.
 //
-// Entry points: DimClasses(extent, min, max), Balanced(extent, count), ClassLowerBound(...).
+// Entry points: DimClasses(extent, min, max), Balanced(extent, count), ClassLowerBound(...),
+// TileComputeFloor(...) (Lemma X8).
 #ifndef TILESCHED_TILE_CLASSES_H_
 #define TILESCHED_TILE_CLASSES_H_
 
@@ -56,18 +57,20 @@ inline std::vector<std::pair<int64_t, int64_t>> Balanced(int64_t extent, int64_t
 // Whether some tile interval of `plan`'s grid at (w, h) equals a k-slice of the same extent,
 // along a dimension that one tensor has both as tile and as k-slice (a mixed plan): only such
 // tiles can make a tile slice identical to a k-slice (docs/bounds.md Lemma X7, mixed plans).
+//
+// Along one dimension of extent E cut into R = ceil(E / t) tiles of t: a tile [r t, (r+1) t)
+// before the last ends below E, so it equals a k-slice [j k, min(E, (j+1) k)) only when the
+// slice is unclipped with the same start and length: k = t (then tile 0 equals slice 0). The
+// last tile [(R-1) t, E) equals one exactly when k divides its start and the slice starting
+// there reaches E: k >= E - (R-1) t. (O(1); tests/exact_test.cc checks it against every tile.)
+inline bool DimCoincides(int64_t extent, int64_t tile, int64_t k) {
+  const int64_t last_begin = (CeilDiv(extent, tile) - 1) * tile;
+  return (last_begin > 0 && k == tile) || (last_begin % k == 0 && k >= extent - last_begin);
+}
+
 inline bool HasCoincidence(const SubgraphPlan& plan, int64_t w, int64_t h, int64_t k) {
-  const Grid grid(plan.width(), plan.height(), w, h);
-  auto coincides = [k](Interval tile, int64_t extent) {
-    return tile.begin % k == 0 && SliceInterval(tile.begin / k, k, extent) == tile;
-  };
-  for (int64_t c = 0; plan.mixed_cols() && c < grid.cols(); ++c) {
-    if (coincides(grid.ColInterval(c), plan.width())) return true;
-  }
-  for (int64_t r = 0; plan.mixed_rows() && r < grid.rows(); ++r) {
-    if (coincides(grid.RowInterval(r), plan.height())) return true;
-  }
-  return false;
+  return (plan.mixed_cols() && DimCoincides(plan.width(), w, k)) ||
+         (plan.mixed_rows() && DimCoincides(plan.height(), h, k));
 }
 
 // Lemma X7: a lower bound on the latency of `plan` at every tile w of class `cw` and h of class
@@ -90,6 +93,33 @@ inline double ClassLowerBound(const CostModel& model, const SubgraphPlan& plan, 
     }
   }
   return std::max(smallest, balanced);
+}
+
+// Lemma X8 (docs/bounds.md): what one tile of `plan` computes at least over its k-steps, at
+// every tile size, k, order and context: each split root computes every slice of its tile
+// region (SPEC 4), base_cost x spatial factors >= 1 x reduction factors that sum to 1 under
+// full_k and to K / native_k under native_k (SPEC 5, 7); each other Pointwise op whose region
+// is the tile computes it once, at base_cost x spatial factors >= 1. Distinct ops give distinct
+// (op, region) pairs. A grid of R x C tiles therefore computes, and takes, at least R x C x it.
+inline double TileComputeFloor(const Problem& problem, MatmulReduction mode,
+                               const SubgraphPlan& plan) {
+  const int64_t native_k = problem.hardware().native_k();
+  std::vector<bool> counted(static_cast<size_t>(problem.num_ops()), false);
+  double floor = 0;
+  for (int o : plan.split_roots()) {
+    const int64_t k_extent = problem.reduction_extent(o);
+    floor += problem.op(o).base_cost * ReductionFactor(mode, k_extent, k_extent, native_k);
+    counted[static_cast<size_t>(o)] = true;
+  }
+  for (const ComputeDemand& d : plan.last_group().computes) {
+    if (counted[static_cast<size_t>(d.op)] || d.rows != DimKind::kTile ||
+        d.cols != DimKind::kTile || problem.op(d.op).type != OpType::kPointwise) {
+      continue;
+    }
+    floor += problem.op(d.op).base_cost;
+    counted[static_cast<size_t>(d.op)] = true;
+  }
+  return floor;
 }
 
 }  // namespace tilesched
