@@ -516,12 +516,16 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
         sizes.emplace_back(w, h);
       }
     }
-    for (int64_t k = 1; k <= max_k; ++k) {
-      if (ctx_.budget.Expired()) {
-        lb = std::min(lb, std::max(c.compute_once, traffic));
-        break;
-      }
-      for (const auto& [w, h] : sizes) {
+    bool expired = false;
+    for (int64_t k = 1; k <= max_k && !expired; ++k) {
+      for (size_t si = 0; si < sizes.size(); ++si) {
+        // The clock, every 64 sizes (a k can hold thousands, each costed over its orders).
+        if ((si & 63) == 0 && ctx_.budget.Expired()) {
+          lb = std::min(lb, std::max(c.compute_once, traffic));
+          expired = true;
+          break;
+        }
+        const auto [w, h] = sizes[si];
         {
           const Granularity g{w, h, k};
           // Tier 2: a grid whose Lemma X8 floor is already at least lb cannot lower it, and one
@@ -943,7 +947,14 @@ void ExactSearch::CoverBound() {
       }
       const double s = static_cast<double>(saved) / bandwidth_;
       if (known[bi] < 0) known[bi] = cheap(columns[bi]);
-      cost_context(bi, target + s);
+      if (level[bi] == 0) {  // its X5 first, where it applies (nothing retained)
+        level[bi] = 1;
+        if ((c.external & columns[bi].resident) == 0) {
+          known[bi] = std::max(known[bi], SubproblemBound(col.candidate));
+        }
+      }
+      // A base cut exactly at target + s would leave the column a rounding short of target.
+      cost_context(bi, (target + s) * (1 + 1e-10));
       v = std::max(v, known[bi] - s - 1e-12 * (known[bi] + s));
       return;
     }
