@@ -78,6 +78,7 @@ struct Candidate {
   std::vector<Mask> retention;  // the retention subsets enumerated (X0, X6)
   double compute_once = 0;  // Lemma C1 summed over its ops
   double tile_compute = 0;  // Lemma X8: what every tile of every grid computes at least
+  std::vector<FirstSlice> first_slices;  // Lemma X10: what every tile's first step reads
 };
 
 struct State {
@@ -159,6 +160,12 @@ class ExactSearch {
   // Lemma X8 with the fit (X8 b): the fewest tiles of any grid whose first tile fits beside
   // what is held, times the floor; infinity when no tile size fits.
   double FitComputeBound(const Candidate& c, Mask retained, Mask resident) const;
+  // Lemma X10 for candidate c's plan (FirstStepFloor in tile_classes.h).
+  int64_t FirstStepFloor(const Candidate& c, const CostModel::HeldSpace& held, Mask resident,
+                         int64_t w, int64_t h) const {
+    return tilesched::FirstStepFloor(c.first_slices, held, resident, c.plan->width(),
+                                     c.plan->height(), w, h);
+  }
   // Lemma X8 for a grid of w x h tiles: every tile computes at least the floor.
   double GridComputeFloor(const Candidate& c, int64_t w, int64_t h) const {
     return static_cast<double>(CeilDiv(c.plan->width(), w) * CeilDiv(c.plan->height(), h)) *
@@ -266,6 +273,7 @@ bool ExactSearch::EnumerateCandidates(int64_t max_sets) {
     }
     for (int o : plan->ops()) c.compute_once += op_compute_[static_cast<size_t>(o)];
     c.tile_compute = TileComputeFloor(problem_, ctx_.options.modes.matmul_reduction, *plan);
+    c.first_slices = FirstStepSlices(problem_, *plan);
     // Every retention subset that fits at all (Lemma X6 with nothing resident), the empty one
     // first; more than kMaxRetentionSets of them: the first ones only, and incomplete.
     const std::vector<int>& produced = plan->produced();
@@ -342,15 +350,24 @@ double ExactSearch::FitComputeBound(const Candidate& c, Mask retained, Mask resi
   const SubgraphPlan& plan = *c.plan;
   const GranularityBounds bounds = model_.Bounds(plan);
   const CostModel::HeldSpace held = model_.Held(plan, Ids(retained), Ids(resident));
-  const int64_t room = capacity_ - held.held;  // for the first tile's buffers
   int64_t fewest = -1;
   for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
-    const int64_t width = std::min(w, plan.width());
-    int64_t h = bounds.max_h;  // the tallest tile that fits at this width
-    if (held.buffers > 0) h = std::min(h, room / (held.buffers * width));
-    // Below min_h nothing fits, and a wider tile only holds more.
-    if (room < 0 || h < bounds.min_h) break;
-    const int64_t tiles = CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h);
+    // Below min_h nothing fits, and a wider tile only holds more (every term grows with w).
+    if (bounds.min_h > bounds.max_h ||
+        FirstStepFloor(c, held, resident, w, bounds.min_h) > capacity_) {
+      break;
+    }
+    // The tallest tile that fits at this width (the floor grows with h).
+    int64_t lo = bounds.min_h, hi = bounds.max_h;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo + 1) / 2;
+      if (FirstStepFloor(c, held, resident, w, mid) <= capacity_) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    const int64_t tiles = CeilDiv(plan.width(), w) * CeilDiv(plan.height(), lo);
     if (fewest < 0 || tiles < fewest) fewest = tiles;
   }
   return fewest < 0 ? kInf : static_cast<double>(fewest) * c.tile_compute;
@@ -500,20 +517,24 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
   if (mixed) {
     const double traffic = TrafficBound(c, MaskOf(retained_ids), MaskOf(resident_ids));
     const CostModel::HeldSpace held = model_.Held(plan, retained_ids, resident_ids);
-    // The tile sizes worth a look at any k, in the order of the loops below: the first tile's
-    // buffers and what is held fit (SPEC 6: otherwise no step fits), and in tier 2 the grid's
-    // Lemma X8 floor is below the lb so far (otherwise it cannot lower it).
-    std::vector<std::pair<int64_t, int64_t>> sizes;
+    // The tile sizes worth a look at any k, in the order of the loops below: the floor of the
+    // first step's working set fits (Lemma X10: what is held, the first tile's buffers and the
+    // slices it reads; SPEC 6: otherwise no step fits), and in tier 2 the grid's Lemma X8
+    // floor is below the lb so far (otherwise it cannot lower it).
+    const Mask resident_mask = MaskOf(resident_ids);
+    struct Size {
+      int64_t w, h;
+      double floor;  // max(compute once, X3, Lemma X8 at this grid)
+    };
+    std::vector<Size> sizes;
     for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
       for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
-        if (held.held + held.buffers * std::min(w, plan.width()) * std::min(h, plan.height()) >
-            capacity_) {
-          break;  // taller tiles hold more
+        if (FirstStepFloor(c, held, resident_mask, w, h) > capacity_) {
+          break;  // taller tiles hold more (Lemma X10)
         }
-        if (lb_only_ && std::max({c.compute_once, traffic, GridComputeFloor(c, w, h)}) >= lb) {
-          continue;
-        }
-        sizes.emplace_back(w, h);
+        const double floor = std::max({c.compute_once, traffic, GridComputeFloor(c, w, h)});
+        if (lb_only_ && floor >= lb) continue;
+        sizes.push_back({w, h, floor});
       }
     }
     bool expired = false;
@@ -525,45 +546,40 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
           expired = true;
           break;
         }
-        const auto [w, h] = sizes[si];
-        {
-          const Granularity g{w, h, k};
-          // Tier 2: a grid whose Lemma X8 floor is already at least lb cannot lower it, and one
-          // at least the target need not be costed (the target then caps the lb, below).
-          const double floor = std::max({c.compute_once, traffic, GridComputeFloor(c, w, h)});
-          const double cut = std::min(lb, target);
-          if (lb_only_ && floor >= cut) continue;
-          if (!HasCoincidence(plan, w, h, k)) continue;
-          if (!model_.CheckGranularity(plan, g).ok()) continue;
-          if (model_.FirstStepWorkingSet(plan, g, retained_ids, resident_ids) > capacity_) {
-            continue;  // one step already overflows
-          }
-          const int64_t peak = model_.PeakWorkingSet(plan, g, retained_ids, resident_ids);
-          if (peak > capacity_) continue;
-          if (lb_only_) {  // tier 2: the order-free bound of every tile
-            double member_lb = floor;
-            if (CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h) <= 4096) {
-              member_lb = std::max(member_lb, model_.AnyPlanOrderFreeBound(
-                                                  plan, g, retained_ids, resident_ids, cut));
-            }
-            lb = std::min(lb, member_lb);
-            continue;
-          }
-          const OrderResult best =
-              BestOrder(plan, g, peak, order_matters, retained_ids, resident_ids, value);
-          if (best.latency == kInf) continue;
-          double member_lb = best.complete
-                                 ? best.latency
-                                 : std::max({best.compute, traffic, GridComputeFloor(c, w, h)});
-          // Orders not proven and the weak bound below the context's: the order-free bound of
-          // this grid (every tile costed: grids of at most 4,096 tiles).
-          if (!best.complete && member_lb < lb &&
-              CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h) <= 4096) {
+        const auto [w, h, floor] = sizes[si];
+        const Granularity g{w, h, k};
+        // Tier 2: a grid whose Lemma X8 floor is already at least lb cannot lower it, and one
+        // at least the target need not be costed (the target then caps the lb, below).
+        const double cut = std::min(lb, target);
+        if (lb_only_ && floor >= cut) continue;
+        if (!HasCoincidence(plan, w, h, k)) continue;
+        if (!model_.CheckGranularity(plan, g).ok()) continue;
+        if (model_.FirstStepWorkingSet(plan, g, retained_ids, resident_ids) > capacity_) {
+          continue;  // one step already overflows
+        }
+        const int64_t peak = model_.PeakWorkingSet(plan, g, retained_ids, resident_ids);
+        if (peak > capacity_) continue;
+        const bool small_grid = CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h) <= 4096;
+        if (lb_only_) {  // tier 2: the order-free bound of every tile
+          double member_lb = floor;
+          if (small_grid) {
             member_lb = std::max(member_lb, model_.AnyPlanOrderFreeBound(plan, g, retained_ids,
-                                                                         resident_ids));
+                                                                         resident_ids, cut));
           }
           lb = std::min(lb, member_lb);
+          continue;
         }
+        const OrderResult best =
+            BestOrder(plan, g, peak, order_matters, retained_ids, resident_ids, value);
+        if (best.latency == kInf) continue;
+        double member_lb = best.complete ? best.latency : std::max(best.compute, floor);
+        // Orders not proven and the weak bound below the context's: the order-free bound of
+        // this grid (every tile costed: grids of at most 4,096 tiles).
+        if (!best.complete && member_lb < lb && small_grid) {
+          member_lb = std::max(member_lb, model_.AnyPlanOrderFreeBound(plan, g, retained_ids,
+                                                                       resident_ids));
+        }
+        lb = std::min(lb, member_lb);
       }
     }
   }

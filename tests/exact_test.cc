@@ -4,6 +4,7 @@
 // any valid schedule's latency, and it claims optimal only when it proved it (never when a
 // limit cut it); `tilesched schedule --strategy exact` prints `(optimal)` on a tiny problem.
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <atomic>
 #include <cstdio>
@@ -392,6 +393,77 @@ TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
   // The plain build's 64 problems include mixed plans; the instrumented build's 8 may not.
   if (!testing::kInstrumentedBuild) EXPECT_GT(mixed, 10);
   EXPECT_GT(members, 1000);
+}
+
+// Lemma X10 directly: on random problems, for every connected set of at most 3 ops (a MatMul
+// feeding a MatMul makes whole-extent slices), random contexts (resident: a subset of its
+// external inputs; retained: a subset of what it produces) and every tile size of the plan's
+// box at three k, FirstStepFloor is at most the working set of the first step of the first
+// tile (CostModel::FirstStepWorkingSet, one of the steps PeakWorkingSet checks).
+TEST(ExactMode, FirstStepFloorIsBelowTheFirstStep) {
+  const int problems = testing::kInstrumentedBuild ? 10 : 80;
+  int64_t checked = 0, equal = 0, with_slices = 0, whole = 0, plans = 0;
+  std::mt19937_64 rng(11);
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(problems); ++seed) {
+    const Problem problem = testing::RandomProblem(seed, ClassProblemOptions(seed, 4));
+    const CostModel model(problem, ClassModes(seed));
+    const int n = problem.num_ops();
+    for (uint32_t subset = 1; subset < (1u << n); ++subset) {
+      if (std::popcount(subset) > 3) continue;
+      std::vector<int> ops;
+      for (int o = 0; o < n; ++o) {
+        if ((subset >> o) & 1) ops.push_back(o);
+      }
+      auto plan = SubgraphPlan::Create(problem, ops);
+      if (!plan.ok()) continue;
+      ++plans;
+      const std::vector<FirstSlice> slices = FirstStepSlices(problem, *plan);
+      for (const FirstSlice& d : slices) {
+        whole += d.rows == DimKind::kFull && d.cols == DimKind::kFull;
+      }
+      const GranularityBounds bounds = model.Bounds(*plan);
+      const int64_t max_k = plan->split_roots().empty() ? 1 : bounds.max_k;
+      for (int context = 0; context < 3; ++context) {
+        std::vector<int> resident, retained;
+        uint64_t resident_mask = 0;
+        for (int t : plan->external_inputs()) {
+          if (context > 0 && rng() % 5 < 2) {
+            resident.push_back(t);
+            resident_mask |= uint64_t{1} << t;
+          }
+        }
+        for (int t : plan->produced()) {
+          if (context > 0 && rng() % 10 < 3) retained.push_back(t);
+        }
+        const CostModel::HeldSpace held = model.Held(*plan, retained, resident);
+        for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
+          for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
+            for (int64_t k : {int64_t{1}, std::max<int64_t>(1, max_k / 2), max_k}) {
+              const Granularity g{w, h, k};
+              if (!model.CheckGranularity(*plan, g).ok()) continue;
+              const int64_t floor = FirstStepFloor(slices, held, resident_mask, plan->width(),
+                                                   plan->height(), w, h);
+              const int64_t first = model.FirstStepWorkingSet(*plan, g, retained, resident);
+              EXPECT_LE(floor, first) << "seed " << seed << " subset " << subset << " w " << w
+                                      << " h " << h << " k " << k;
+              ++checked;
+              equal += floor == first;
+              with_slices += floor > held.held + held.buffers * std::min(w, plan->width()) *
+                                                     std::min(h, plan->height());
+            }
+          }
+        }
+      }
+    }
+  }
+  std::printf("[ exact ] X10: %lld plans (%lld whole-tensor slices), %lld first steps, floor "
+              "above held + buffers in %lld, equal to the first step in %lld\n",
+              static_cast<long long>(plans), static_cast<long long>(whole),
+              static_cast<long long>(checked), static_cast<long long>(with_slices),
+              static_cast<long long>(equal));
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(with_slices, checked / 2);  // the slices are counted, not only what is held
+  EXPECT_GT(equal, 0);                  // and the floor is attained
 }
 
 // The class path of the exact mode (enumeration cap forced to 1, so every context is costed by

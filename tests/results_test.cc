@@ -53,6 +53,25 @@ TEST(ResultsLibrary, TierTwoRaisesTheBoundOfBenchmarkFour) {
   EXPECT_LE(row.lower_bound, row.latency);
   const std::string table = ResultsMarkdown(request, *rows, "2026-01-01");
   EXPECT_NE(table.find("| 14426.4 |"), std::string::npos) << table;
+  EXPECT_NE(table.find("Latency / lower bound: median 1.104, largest 1.104 (benchmark 4)."),
+            std::string::npos)
+      << table;
+}
+
+// Tier 2 converges on benchmark 7 at the golden run's latency, 130,764.8 (reported a relative
+// 1e-9 low, Lemma T2): the row is proven optimal with a gap of at most 2e-9.
+TEST(ResultsLibrary, TierTwoProvesBenchmarkSevenOptimal) {
+  BenchmarkRequest request = GoldenRequest({7});
+  request.tier2_seconds = 600;
+  auto rows = RunBenchmarks(request);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 1u);
+  const BenchmarkRow& row = (*rows)[0];
+  EXPECT_NEAR(row.latency, 130764.8, 1e-3);
+  EXPECT_LE(row.tier2, row.latency);
+  EXPECT_GE(row.tier2, row.latency * (1 - 2e-9));
+  EXPECT_TRUE(row.optimal);
+  EXPECT_LE(row.gap, 2e-9);
 }
 
 TEST(ResultsLibrary, BenchmarkOneMatchesTheGoldenTable) {

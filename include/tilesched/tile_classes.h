@@ -4,7 +4,7 @@
 // tile by tile.
 //
 // Entry points: DimClasses(extent, min, max), Balanced(extent, count), ClassLowerBound(...),
-// TileComputeFloor(...) (Lemma X8).
+// TileComputeFloor(...) (Lemma X8), FirstStepSlices(...) and FirstStepFloor(...) (Lemma X10).
 #ifndef TILESCHED_TILE_CLASSES_H_
 #define TILESCHED_TILE_CLASSES_H_
 
@@ -120,6 +120,54 @@ inline double TileComputeFloor(const Problem& problem, MatmulReduction mode,
     counted[static_cast<size_t>(d.op)] = true;
   }
   return floor;
+}
+
+// Lemma X10 (docs/bounds.md): one slice that the first k-step of every tile reads.
+struct FirstSlice {
+  int tensor = -1;
+  DimKind rows = DimKind::kTile, cols = DimKind::kTile;
+  int64_t height = 0, width = 0;  // the tensor's
+};
+
+// The slices of every split root's demand group (each is active at k-step 0, SPEC 4), or of
+// the last group when the plan has no split root (its only step is then the last); sorted by
+// tensor.
+inline std::vector<FirstSlice> FirstStepSlices(const Problem& problem, const SubgraphPlan& plan) {
+  std::vector<FirstSlice> out;
+  auto take = [&](const DemandGroup& group) {
+    for (const SliceDemand& d : group.slices) {
+      const Tensor& t = problem.tensor(d.tensor);
+      out.push_back({d.tensor, d.rows, d.cols, t.height, t.width});
+    }
+  };
+  if (plan.root_groups().empty()) take(plan.last_group());
+  for (const DemandGroup& group : plan.root_groups()) take(group);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const FirstSlice& a, const FirstSlice& b) { return a.tensor < b.tensor; });
+  return out;
+}
+
+// Lemma X10: a lower bound on the working set of the first step of the first tile of a grid of
+// w x h tiles over a plan_w x plan_h sink, at every k (SPEC 6): what is held, the tile buffers
+// at the tile's size, and for each tensor not resident (bit t of `resident`; tensor ids below
+// 64) the largest of its first-step slices, with a k-slice 1 long and a whole extent whole.
+inline int64_t FirstStepFloor(std::span<const FirstSlice> slices, const CostModel::HeldSpace& held,
+                              uint64_t resident, int64_t plan_w, int64_t plan_h, int64_t w,
+                              int64_t h) {
+  const int64_t width = std::min(w, plan_w), height = std::min(h, plan_h);
+  int64_t total = held.held + held.buffers * width * height;
+  for (size_t i = 0; i < slices.size();) {
+    const int t = slices[i].tensor;
+    int64_t most = 0;
+    for (; i < slices.size() && slices[i].tensor == t; ++i) {
+      const FirstSlice& d = slices[i];
+      const int64_t r = d.rows == DimKind::kTile ? height : d.rows == DimKind::kFull ? d.height : 1;
+      const int64_t c = d.cols == DimKind::kTile ? width : d.cols == DimKind::kFull ? d.width : 1;
+      most = std::max(most, r * c);
+    }
+    if (((resident >> t) & 1) == 0) total += most;
+  }
+  return total;
 }
 
 }  // namespace tilesched

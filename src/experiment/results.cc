@@ -127,7 +127,10 @@ Result<BenchmarkRow> RunBenchmark(const BenchmarkRequest& request, int bench,
     row.tier2 = tier2->strategy_bound;
     row.lower_bound = std::max(row.lower_bound, row.tier2);
     row.gap = Gap(row.latency, row.lower_bound);
-    row.optimal = row.latency <= row.lower_bound * (1 + 1e-9);
+    // Tier 2 already reports its certificate a relative 1e-9 low (docs/bounds.md, Lemma T2),
+    // so a latency equal to the certificate sits just above 1 + 1e-9 of it: the test allows
+    // both margins.
+    row.optimal = row.latency <= row.lower_bound * (1 + 2e-9);
   }
   return row;
 }
@@ -208,8 +211,21 @@ std::string ResultsMarkdown(const BenchmarkRequest& request, const std::vector<B
   }
   md << "\nAt or below target: " << met << " of " << rows.size() << "; within 1.05 x target: "
      << within << " of " << rows.size() << "; proven optimal (latency = lower bound, "
-     << "docs/bounds.md): " << proven << " of " << rows.size() << ".\n"
-     << kResultsFooter;
+     << "docs/bounds.md): " << proven << " of " << rows.size() << ".";
+  // Latency / lower bound over the rows with a positive bound: median and largest.
+  std::vector<std::pair<double, int>> ratios;
+  for (const BenchmarkRow& r : rows) {
+    if (r.lower_bound > 0) ratios.emplace_back(r.latency / r.lower_bound, r.bench);
+  }
+  if (!ratios.empty()) {
+    std::sort(ratios.begin(), ratios.end());
+    const size_t m = ratios.size() / 2;
+    const double median = ratios.size() % 2 == 1 ? ratios[m].first
+                                                 : (ratios[m - 1].first + ratios[m].first) / 2;
+    md << " Latency / lower bound: median " << FormatNumber(median, 3) << ", largest "
+       << FormatNumber(ratios.back().first, 3) << " (benchmark " << ratios.back().second << ").";
+  }
+  md << "\n" << kResultsFooter;
   return md.str();
 }
 
