@@ -313,7 +313,9 @@ TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
                                           std::min(h, plan->height()),
                           peak)
                     << "seed " << seed << " w " << w << " h " << h << " k " << k;
-                if (!rep_fits && !HasCoincidence(*plan, w, h, k)) EXPECT_FALSE(fits) << "seed " << seed << " w " << w << " h " << h;
+                if (!rep_fits && !HasCoincidence(*plan, w, h, k)) {
+                  EXPECT_FALSE(fits) << "seed " << seed << " w " << w << " h " << h;
+                }
                 const Grid grid(plan->width(), plan->height(), w, h);
                 const int64_t rows = grid.rows(), cols = grid.cols(), n = grid.num_tiles();
                 std::vector<std::vector<int64_t>> orders = {{}};
@@ -391,7 +393,9 @@ TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
               static_cast<long long>(floor_positive), static_cast<long long>(floor_tight));
   EXPECT_GT(floor_tight, 0);  // the floor is attained: it is not a weaker stand-in
   // The plain build's 64 problems include mixed plans; the instrumented build's 8 may not.
-  if (!testing::kInstrumentedBuild) EXPECT_GT(mixed, 10);
+  if (!testing::kInstrumentedBuild) {
+    EXPECT_GT(mixed, 10);
+  }
   EXPECT_GT(members, 1000);
 }
 
@@ -401,12 +405,20 @@ TEST(ExactMode, ClassBoundIsBelowEveryMemberOfTheClass) {
 // box at three k, FirstStepFloor is at most the working set of the first step of the first
 // tile (CostModel::FirstStepWorkingSet, one of the steps PeakWorkingSet checks).
 TEST(ExactMode, FirstStepFloorIsBelowTheFirstStep) {
-  const int problems = testing::kInstrumentedBuild ? 10 : 80;
-  int64_t checked = 0, equal = 0, with_slices = 0, whole = 0, plans = 0;
+  const int problems = testing::kInstrumentedBuild ? 16 : 80;
+  int64_t checked = 0, equal = 0, with_slices = 0, plans = 0;
+  // What the floor must meet at least once for the test to mean anything: a whole-extent
+  // dimension, a tensor with several demands (the max), a demanded tensor resident, something
+  // retained.
+  int64_t whole = 0, several = 0, resident_demanded = 0, retaining = 0;
   std::mt19937_64 rng(11);
   for (uint64_t seed = 1; seed <= static_cast<uint64_t>(problems); ++seed) {
     const Problem problem = testing::RandomProblem(seed, ClassProblemOptions(seed, 4));
-    const CostModel model(problem, ClassModes(seed));
+    CostModes modes;  // every mode combination in turn, in both builds
+    modes.rules = (seed & 1) ? Rules::kAlgebra : Rules::kContest;
+    modes.matmul_reduction = (seed & 2) ? MatmulReduction::kNativeK : MatmulReduction::kFullK;
+    modes.k_limit = (seed & 4) ? KLimit::kReduction : KLimit::kNative;
+    const CostModel model(problem, modes);
     const int n = problem.num_ops();
     for (uint32_t subset = 1; subset < (1u << n); ++subset) {
       if (std::popcount(subset) > 3) continue;
@@ -418,8 +430,9 @@ TEST(ExactMode, FirstStepFloorIsBelowTheFirstStep) {
       if (!plan.ok()) continue;
       ++plans;
       const std::vector<FirstSlice> slices = FirstStepSlices(problem, *plan);
-      for (const FirstSlice& d : slices) {
-        whole += d.rows == DimKind::kFull && d.cols == DimKind::kFull;
+      for (size_t i = 0; i < slices.size(); ++i) {
+        whole += slices[i].rows == DimKind::kFull || slices[i].cols == DimKind::kFull;
+        several += i > 0 && slices[i].tensor == slices[i - 1].tensor;
       }
       const GranularityBounds bounds = model.Bounds(*plan);
       const int64_t max_k = plan->split_roots().empty() ? 1 : bounds.max_k;
@@ -435,6 +448,8 @@ TEST(ExactMode, FirstStepFloorIsBelowTheFirstStep) {
         for (int t : plan->produced()) {
           if (context > 0 && rng() % 10 < 3) retained.push_back(t);
         }
+        retaining += !retained.empty();
+        for (const FirstSlice& d : slices) resident_demanded += (resident_mask >> d.tensor) & 1;
         const CostModel::HeldSpace held = model.Held(*plan, retained, resident);
         for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
           for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
@@ -456,14 +471,20 @@ TEST(ExactMode, FirstStepFloorIsBelowTheFirstStep) {
       }
     }
   }
-  std::printf("[ exact ] X10: %lld plans (%lld whole-tensor slices), %lld first steps, floor "
-              "above held + buffers in %lld, equal to the first step in %lld\n",
-              static_cast<long long>(plans), static_cast<long long>(whole),
-              static_cast<long long>(checked), static_cast<long long>(with_slices),
-              static_cast<long long>(equal));
+  std::printf("[ exact ] X10: %lld plans, %lld first steps; floor above held + buffers in %lld, "
+              "equal to the first step in %lld; demands with a whole extent %lld, repeated "
+              "tensors %lld, resident demanded tensors %lld, contexts retaining %lld\n",
+              static_cast<long long>(plans), static_cast<long long>(checked),
+              static_cast<long long>(with_slices), static_cast<long long>(equal),
+              static_cast<long long>(whole), static_cast<long long>(several),
+              static_cast<long long>(resident_demanded), static_cast<long long>(retaining));
   EXPECT_GT(checked, 1000);
   EXPECT_GT(with_slices, checked / 2);  // the slices are counted, not only what is held
   EXPECT_GT(equal, 0);                  // and the floor is attained
+  EXPECT_GT(whole, 0);
+  EXPECT_GT(several, 0);
+  EXPECT_GT(resident_demanded, 0);
+  EXPECT_GT(retaining, 0);
 }
 
 // The class path of the exact mode (enumeration cap forced to 1, so every context is costed by

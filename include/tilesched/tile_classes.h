@@ -9,6 +9,7 @@
 #define TILESCHED_TILE_CLASSES_H_
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -158,6 +159,7 @@ inline int64_t FirstStepFloor(std::span<const FirstSlice> slices, const CostMode
   int64_t total = held.held + held.buffers * width * height;
   for (size_t i = 0; i < slices.size();) {
     const int t = slices[i].tensor;
+    assert(t >= 0 && t < 64);  // `resident` holds one bit per tensor
     int64_t most = 0;
     for (; i < slices.size() && slices[i].tensor == t; ++i) {
       const FirstSlice& d = slices[i];

@@ -1,0 +1,59 @@
+// Tier-2 speed (Google Benchmark): the covering LP of docs/bounds.md "Tier 2" (`tilesched bound
+// --tier2`, strategy "cover") on the contest benchmarks that tier 1 does not prove optimal and
+// that it covers (at most 64 ops), one run each, one thread for the pricing's own loop. These
+// take seconds, not milliseconds (benchmark 8 about 30 s, 5 about 100 s), hence a binary of
+// their own beside bound_bench.
+//
+// BM_TierTwo/N: benchmark N; counters: "bound" the certified value, "within_limit" 1 when the
+// run ended before its 600-s limit (on these benchmarks: the LP converged), "ops" the op count.
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "tilesched/io.h"
+#include "tilesched/search.h"
+
+namespace tilesched {
+namespace {
+
+void BM_TierTwo(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-" +
+                             std::to_string(n) + ".json");
+  if (!problem.ok()) {
+    state.SkipWithError(problem.status().message().c_str());
+    return;
+  }
+  search::SearchOptions options;
+  options.strategy = "cover";
+  options.time_limit = 600;
+  double bound = 0, seconds = 0;
+  for (auto _ : state) {
+    auto result = search::RunSearch(*problem, options);
+    if (!result.ok()) {
+      state.SkipWithError(result.status().message().c_str());
+      return;
+    }
+    bound = result->strategy_bound;
+    seconds = result->seconds;
+  }
+  state.counters["ops"] = problem->num_ops();
+  state.counters["bound"] = bound;
+  state.counters["within_limit"] = seconds < options.time_limit ? 1 : 0;
+}
+
+BENCHMARK(BM_TierTwo)
+    ->Arg(4)
+    ->Arg(5)
+    ->Arg(6)
+    ->Arg(7)
+    ->Arg(8)
+    ->Arg(11)
+    ->Arg(12)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace tilesched
+
+BENCHMARK_MAIN();
