@@ -240,7 +240,8 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   std::atomic<bool> reached{false};
   // The budget counts from here, so that it includes the lower bound (a pass over the graph).
   const Budget budget(options.time_limit, hooks.stop, &reached);
-  const double bound = ComputeLowerBounds(problem, options.modes).best();
+  double bound = ComputeLowerBounds(problem, options.modes).best();
+  double tolerance = 1e-9;  // relative rounding allowance of "optimal" (SearchResult)
   // The caches live on the heap so that a run stopped by a signal can skip freeing them: the
   // process is about to exit, and returning millions of small blocks to malloc would delay
   // the final write by tens of milliseconds.
@@ -256,8 +257,12 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   PlanCache& plans = caches->plans;
   ModelCoster& coster = caches->coster;
   Incumbent incumbent(problem, options.modes, observer);
-  // A relative 1e-9 absorbs rounding of totals that equal the bound.
-  incumbent.SetTarget(bound, options.gap < 0 ? -1 : bound * (1 + options.gap) * (1 + 1e-9), &reached);
+  // A relative 1e-9 (2e-9 with tier 2's bound) absorbs rounding of totals that equal the bound.
+  auto set_target = [&] {
+    incumbent.SetTarget(bound, options.gap < 0 ? -1 : bound * (1 + options.gap) * (1 + tolerance),
+                        &reached);
+  };
+  set_target();
   // The first answer: one op per subgraph (fails only when some op fits nowhere).
   auto first = SingletonDraft(problem, plans, coster);
   if (!first.ok()) return first.status();
@@ -268,6 +273,26 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   ProvenBound proven;
   SearchContext ctx{problem, options, plans, coster, incumbent, budget, *pool_holder, observer,
                     &journal, &proven};
+  // SearchOptions::tier2_first: tier 2 of the bound before the search, on a budget of its own
+  // (at most half the time left), so that the search can stop as soon as it meets it.
+  if (options.tier2_first > 0 && options.strategy != "cover" && !budget.Expired()) {
+    const double seconds = budget.has_deadline()
+                               ? std::min(options.tier2_first, 0.5 * budget.Remaining())
+                               : options.tier2_first;
+    const Budget tier2_budget(seconds, hooks.stop);
+    ProvenBound tier2;
+    SearchContext tier2_ctx{problem,      options,      plans,    coster,   incumbent,
+                            tier2_budget, *pool_holder, observer, &journal, &tier2};
+    RunCover(tier2_ctx);
+    if (tier2.set && tier2.value > bound) {
+      bound = tier2.value;
+      tolerance = 2e-9;  // the certificate is reported a relative 1e-9 low (Lemma T2)
+      set_target();
+      // The singletons may already meet it.
+      const double target = bound * (1 + options.gap) * (1 + tolerance);
+      if (options.gap >= 0 && incumbent.BestTotal() <= target) reached = true;
+    }
+  }
   if (strategy->greedy_first) RunGreedy(ctx);
   if (strategy->narrow_first) RunNarrowBeam(ctx);
   if (strategy->run != nullptr) {
@@ -295,7 +320,8 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   result.lower_bound = proven.set ? std::max(bound, proven.value) : bound;
   result.strategy_bound = proven.set ? proven.value : 0;
   result.gap = Gap(result.total, result.lower_bound);
-  result.optimal = result.total <= result.lower_bound * (1 + 1e-9);
+  result.bound_tolerance = tolerance;
+  result.optimal = result.total <= result.lower_bound * (1 + tolerance);
   result.reached_gap = reached.load();
   if (result.reached_gap) {
     result.report.push_back("stopped at " + std::to_string(result.seconds) +

@@ -66,6 +66,47 @@ TEST(EarlyStop, GapStopsWithinTheGap) {
   EXPECT_FALSE(result->optimal);
 }
 
+// SearchOptions::tier2_first: benchmark 7's tier-1 bound (109,226.7) is below its optimum,
+// 130,764.8, which tier 2 certifies (docs/bounds.md); with it the golden run (5,000
+// iterations) stops proven optimal at the same latency as without it.
+TEST(EarlyStop, TierTwoFirstProvesBenchmarkSeven) {
+  auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-7.json");
+  ASSERT_TRUE(problem.ok());
+  search::SearchOptions options;
+  options.iterations = 5000;
+  auto plain = search::RunSearch(*problem, options);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_FALSE(plain->optimal);
+  EXPECT_NEAR(plain->lower_bound, 109226.7, 0.1);
+  EXPECT_DOUBLE_EQ(plain->bound_tolerance, 1e-9);
+
+  options.tier2_first = 600;  // far more than it needs (about 0.2 s)
+  auto result = search::RunSearch(*problem, options);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_DOUBLE_EQ(result->total, plain->total);
+  EXPECT_NEAR(result->total, 130764.8, 1e-3);
+  EXPECT_LE(result->lower_bound, result->total);
+  EXPECT_GE(result->lower_bound, result->total * (1 - 2e-9));
+  EXPECT_DOUBLE_EQ(result->bound_tolerance, 2e-9);
+  EXPECT_TRUE(result->optimal);
+  EXPECT_TRUE(result->reached_gap);
+}
+
+// Above 64 ops tier 2 proves nothing: the run is the one without it (benchmark 17, proven
+// optimal by tier 1 all the same).
+TEST(EarlyStop, TierTwoFirstLeavesLargeProblemsAlone) {
+  auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-17.json");
+  ASSERT_TRUE(problem.ok());
+  search::SearchOptions options;
+  options.iterations = 50;
+  options.tier2_first = 5;
+  auto result = search::RunSearch(*problem, options);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_TRUE(result->optimal);
+  EXPECT_DOUBLE_EQ(result->bound_tolerance, 1e-9);
+  EXPECT_NEAR(result->lower_bound, 4966400.0, 1e-3);
+}
+
 TEST(BoundCommand, PrintsTheBoundAsJson) {
   const testing::ScratchDir dir;
   const std::string problem = std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-1.json";
@@ -101,6 +142,28 @@ TEST(ScheduleCommand, SummaryHasBoundGapAndProof) {
   }
   EXPECT_NE(run.err.find("(optimal)"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("solved after"), std::string::npos) << run.err;
+}
+
+// `schedule --tier2-first SEC` on benchmark 7: the summary says optimal, with tier 2's bound.
+TEST(ScheduleCommand, TierTwoFirstInTheSummary) {
+  const testing::ScratchDir dir;
+  const std::string problem = std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-7.json";
+  const std::string summary = dir.File("summary.json");
+  const testing::ToolRun run = testing::RunTool(
+      {TILESCHED_BINARY, "schedule", problem, "-o", dir.File("s.json"), "--iterations", "5000",
+       "--tier2-first", "600", "--summary", summary},
+      dir.path());
+  ASSERT_EQ(run.code, 0) << run.err;
+  const std::string json = testing::Slurp(summary);
+  for (const char* key : {"\"latency\": 130764.", "\"lower_bound\": 130764.", "\"optimal\": true"}) {
+    EXPECT_NE(json.find(key), std::string::npos) << key << " in\n" << json;
+  }
+  EXPECT_NE(run.err.find("(optimal)"), std::string::npos) << run.err;
+  const testing::ToolRun bad = testing::RunTool(
+      {TILESCHED_BINARY, "schedule", problem, "--tier2-first", "-1"}, dir.path());
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--tier2-first must not be negative"), std::string::npos) << bad.err;
+  EXPECT_EQ(testing::CountOf(bad.err, "\n"), 1) << bad.err;
 }
 
 }  // namespace

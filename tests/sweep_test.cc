@@ -39,6 +39,7 @@
 #include "tilesched/flat_json.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/io.h"
+#include "tilesched/lower_bound.h"
 #include "tilesched/search.h"
 
 namespace tilesched::sweep {
@@ -733,6 +734,35 @@ TEST(SweepEndToEnd, RowsMatchSeparateScheduleAndEvaluateRuns) {
   auto points = ParseSweepCsv(Slurp(output), output);
   ASSERT_TRUE(points.ok()) << points.status().message();
   EXPECT_EQ(points->size(), 18u);
+  fs::remove_all(dir);
+}
+
+// A row's bound is the larger of tier 1 and the search's own (here tier 2 through the search
+// preset's tier2_first): benchmark 7 at capacity 40,000 is then proven optimal, where tier 1
+// is 18.9% below the latency.
+TEST(SweepEndToEnd, SearchBoundRaisesTheRowBound) {
+  const std::string dir = TempDir("tier2");
+  const std::string output = dir + "/sweep.csv";
+  const std::string preset = dir + "/tier2.json";
+  ASSERT_TRUE(WriteFileAtomic(preset, "{\"tier2_first\": 600}\n").ok());
+  const Outcome sweep = RunTool(dir, {"sweep", Benchmark(7), "--capacity", "40000", "--iterations",
+                                      "2000", "--search-config", preset, "-o", output});
+  ASSERT_EQ(sweep.code, 0) << sweep.err;
+  const std::vector<SweepRow> rows = ReadRows(output);
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_EQ(rows[0].cells[SweepColumn("status")], "ok") << rows[0].cells[SweepColumn("message")];
+  auto base = LoadProblem(Benchmark(7));
+  ASSERT_TRUE(base.ok());
+  Hardware hw = base->hardware();
+  hw.fast_memory_capacity = 40000;
+  auto point = base->WithHardware(hw);
+  ASSERT_TRUE(point.ok());
+  const double tier1 = ComputeLowerBounds(*point, CostModes{}).best();
+  const double latency = Number(rows[0], "latency"), bound = Number(rows[0], "lower_bound");
+  EXPECT_GT(bound, tier1 * 1.1);
+  EXPECT_LE(bound, latency);
+  EXPECT_GE(bound, latency * (1 - 2e-9));
+  EXPECT_NEAR(Number(rows[0], "gap"), 0, 1e-6);
   fs::remove_all(dir);
 }
 

@@ -51,6 +51,10 @@ struct SearchOptions {
   // (docs/bounds.md): 0 stops when it is proven optimal, 0.01 within 1%; negative never stops
   // early.
   double gap = 0;
+  // Before searching, tier 2 of the bound (docs/bounds.md "Tier 2: the covering LP") for up to
+  // this many seconds, at most half the time limit; the search then stops as soon as it meets
+  // that bound (within `gap`). 0: off. Problems above 64 ops or tensors get nothing from it.
+  double tier2_first = 0;
 
   // Beam search.
   int beam_width = 16;        // states kept per layer (the portfolio widens it while time lasts)
@@ -116,6 +120,9 @@ struct SearchResult {
   double strategy_bound = 0;  // the bound the strategy proved (exact, cover); 0: none
   double gap = 0;          // total / lower_bound - 1
   bool optimal = false;    // the total equals the lower bound: proven optimal
+  // Relative rounding allowance of `optimal` (total <= lower_bound x (1 + it)): 1e-9, and 2e-9
+  // when the bound is tier 2's certificate, which is reported 1e-9 low (Lemma T2).
+  double bound_tolerance = 1e-9;
   bool reached_gap = false;  // the run stopped early because the gap was reached
 };
 

@@ -171,7 +171,7 @@ namespace {
 // The run's outcome: the --summary JSON (when asked for) and the last progress line.
 int ReportOutcome(const search::SearchOptions& options, const RunnerOptions& runner,
                   const search::SearchResult& result, double total) {
-  const bool optimal = total <= result.lower_bound * (1 + 1e-9);
+  const bool optimal = total <= result.lower_bound * (1 + result.bound_tolerance);
   if (!runner.summary.empty()) {
     ScheduleSummary summary;
     summary.latency = total;

@@ -16,6 +16,9 @@ std::vector<Option> SearchOptionFlags() {
       {"beam-width", "N", "beam states per layer (default 16)"},
       {"gap", "G", "stop once within relative gap G of the lower bound (default 0: when proven "
                    "optimal; negative: never)"},
+      {"tier2-first", "SEC", "before searching, tier 2 of the bound (the covering LP) for up to SEC "
+                             "seconds, at most half the time limit; the search stops once it meets "
+                             "that bound (default 0: off)"},
       {"config", "FILE", "search preset (JSON object; keys as in configs/README.md)"},
   };
   for (const Option& o : ModeOptions()) options.push_back(o);
@@ -73,6 +76,10 @@ Result<search::SearchOptions> SearchOptionsFromArgs(const Args& args, search::Se
   auto gap = args.GetDouble("gap", options.gap);
   if (!gap.ok()) return gap.status();
   options.gap = *gap;
+  auto tier2 = args.GetDouble("tier2-first", options.tier2_first);
+  if (!tier2.ok()) return tier2.status();
+  if (*tier2 < 0) return Status::Error("--tier2-first must not be negative");
+  options.tier2_first = *tier2;
   auto modes = ModesFromArgs(args, options.modes);
   if (!modes.ok()) return modes.status();
   options.modes = *modes;
