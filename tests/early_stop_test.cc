@@ -26,6 +26,11 @@ Problem SolvableProblem() {
   return b.Build();
 }
 
+std::string BenchmarkPath(int n) {
+  return std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-" + std::to_string(n) +
+         ".json";
+}
+
 TEST(EarlyStop, StopsWhenProvenOptimal) {
   search::SearchOptions options;
   options.time_limit = 600;  // far more than needed: only the early stop ends the run
@@ -54,7 +59,7 @@ TEST(EarlyStop, NegativeGapRunsTheWholeBudget) {
 TEST(EarlyStop, GapStopsWithinTheGap) {
   // Benchmark 5's best schedules are well above its bound; a gap of 10 (1000%) is reached by
   // the first schedule, so the run ends at once with a result within it.
-  auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-5.json");
+  auto problem = LoadProblem(BenchmarkPath(5));
   ASSERT_TRUE(problem.ok());
   search::SearchOptions options;
   options.time_limit = 600;
@@ -70,7 +75,7 @@ TEST(EarlyStop, GapStopsWithinTheGap) {
 // 130,764.8, which tier 2 certifies (docs/bounds.md); with it the golden run (5,000
 // iterations) stops proven optimal at the same latency as without it.
 TEST(EarlyStop, TierTwoFirstProvesBenchmarkSeven) {
-  auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-7.json");
+  auto problem = LoadProblem(BenchmarkPath(7));
   ASSERT_TRUE(problem.ok());
   search::SearchOptions options;
   options.iterations = 5000;
@@ -95,7 +100,7 @@ TEST(EarlyStop, TierTwoFirstProvesBenchmarkSeven) {
 // Above 64 ops tier 2 proves nothing: the run is the one without it (benchmark 17, proven
 // optimal by tier 1 all the same).
 TEST(EarlyStop, TierTwoFirstLeavesLargeProblemsAlone) {
-  auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-17.json");
+  auto problem = LoadProblem(BenchmarkPath(17));
   ASSERT_TRUE(problem.ok());
   search::SearchOptions options;
   options.iterations = 50;
@@ -109,7 +114,7 @@ TEST(EarlyStop, TierTwoFirstLeavesLargeProblemsAlone) {
 
 TEST(BoundCommand, PrintsTheBoundAsJson) {
   const testing::ScratchDir dir;
-  const std::string problem = std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-1.json";
+  const std::string problem = BenchmarkPath(1);
   const testing::ToolRun run = testing::RunTool({TILESCHED_BINARY, "bound", problem, "--json"}, dir.path());
   ASSERT_EQ(run.code, 0) << run.err;
   for (const char* key : {"\"lower_bound\": 367001.6", "\"compute\": 112000.0", "\"traffic\":",
@@ -127,7 +132,7 @@ TEST(BoundCommand, PrintsTheBoundAsJson) {
 
 TEST(ScheduleCommand, SummaryHasBoundGapAndProof) {
   const testing::ScratchDir dir;
-  const std::string problem = std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-1.json";
+  const std::string problem = BenchmarkPath(1);
   const std::string summary = dir.File("summary.json");
   const testing::ToolRun run = testing::RunTool(
       {TILESCHED_BINARY, "schedule", problem, "-o", dir.File("s.json"), "--time-limit", "60",
@@ -147,7 +152,7 @@ TEST(ScheduleCommand, SummaryHasBoundGapAndProof) {
 // `schedule --tier2-first SEC` on benchmark 7: the summary says optimal, with tier 2's bound.
 TEST(ScheduleCommand, TierTwoFirstInTheSummary) {
   const testing::ScratchDir dir;
-  const std::string problem = std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-7.json";
+  const std::string problem = BenchmarkPath(7);
   const std::string summary = dir.File("summary.json");
   const testing::ToolRun run = testing::RunTool(
       {TILESCHED_BINARY, "schedule", problem, "-o", dir.File("s.json"), "--iterations", "5000",
@@ -155,7 +160,8 @@ TEST(ScheduleCommand, TierTwoFirstInTheSummary) {
       dir.path());
   ASSERT_EQ(run.code, 0) << run.err;
   const std::string json = testing::Slurp(summary);
-  for (const char* key : {"\"latency\": 130764.", "\"lower_bound\": 130764.", "\"optimal\": true"}) {
+  for (const char* key :
+       {"\"latency\": 130764.", "\"lower_bound\": 130764.", "\"optimal\": true"}) {
     EXPECT_NE(json.find(key), std::string::npos) << key << " in\n" << json;
   }
   EXPECT_NE(run.err.find("(optimal)"), std::string::npos) << run.err;
