@@ -4,6 +4,8 @@
 // BM_LowerBound/N: benchmark N (its op count is reported as the "ops" counter).
 #include <benchmark/benchmark.h>
 
+#include "bench_paths.h"
+
 #include <string>
 
 #include "tilesched/io.h"
@@ -14,8 +16,7 @@ namespace {
 
 void BM_LowerBound(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
-  auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-" +
-                             std::to_string(n) + ".json");
+  auto problem = LoadProblem(BenchmarkPath(n));
   if (!problem.ok()) {
     state.SkipWithError(problem.status().message().c_str());
     return;

@@ -15,6 +15,8 @@
 // Run all: ./build/bench/cost_model_bench --benchmark_min_time=0.05
 #include <benchmark/benchmark.h>
 
+#include "bench_paths.h"
+
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -28,11 +30,6 @@
 
 namespace tilesched {
 namespace {
-
-std::string BenchmarkPath(int n) {
-  return std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-" + std::to_string(n) +
-         ".json";
-}
 
 // One subgraph of a schedule, ready for the cost model.
 struct Case {

@@ -5,6 +5,8 @@
 // K k-steps (up to 4096): the evaluator must cost repeated steps once (SPEC.md section 9).
 #include <benchmark/benchmark.h>
 
+#include "bench_paths.h"
+
 #include <string>
 
 #include "draft.h"
@@ -13,11 +15,6 @@
 
 namespace tilesched {
 namespace {
-
-std::string BenchmarkPath(int n) {
-  return std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-" + std::to_string(n) +
-         ".json";
-}
 
 Schedule SingletonSchedule(const Problem& problem, bool k_one) {
   const CostModel model(problem, CostModes{});

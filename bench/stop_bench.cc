@@ -11,6 +11,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench_paths.h"
+
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -19,10 +21,7 @@
 
 namespace {
 
-std::string BenchmarkPath(int n) {
-  return std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-" + std::to_string(n) +
-         ".json";
-}
+using tilesched::BenchmarkPath;
 
 pid_t Spawn(const std::vector<std::string>& argv) {
   const pid_t pid = fork();

@@ -10,6 +10,8 @@
 // Run all: ./build/bench/strategy_bench --benchmark_min_time=0.01
 #include <benchmark/benchmark.h>
 
+#include "bench_paths.h"
+
 #include <string>
 #include <vector>
 
@@ -26,11 +28,6 @@ constexpr int kProblems[] = {1, 5, 9, 13, 17, 21};
 // it (search.h). Large enough for every strategy to improve on its start, small enough that
 // the whole program runs in about a minute on 2 cores.
 constexpr int64_t kIterations = 200;
-
-std::string BenchmarkPath(int n) {
-  return std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-" + std::to_string(n) +
-         ".json";
-}
 
 void RunStrategy(benchmark::State& state, const std::string& strategy, int n) {
   auto problem = LoadProblem(BenchmarkPath(n));

@@ -8,6 +8,8 @@
 // run ended before its 600-s limit (on these benchmarks: the LP converged), "ops" the op count.
 #include <benchmark/benchmark.h>
 
+#include "bench_paths.h"
+
 #include <string>
 
 #include "tilesched/io.h"
@@ -18,8 +20,7 @@ namespace {
 
 void BM_TierTwo(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
-  auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-" +
-                             std::to_string(n) + ".json");
+  auto problem = LoadProblem(BenchmarkPath(n));
   if (!problem.ok()) {
     state.SkipWithError(problem.status().message().c_str());
     return;

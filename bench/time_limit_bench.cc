@@ -12,6 +12,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench_paths.h"
+
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -19,12 +21,9 @@
 
 namespace {
 
-constexpr double kLimitSeconds = 0.3;
+using tilesched::BenchmarkPath;
 
-std::string BenchmarkPath(int n) {
-  return std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-" + std::to_string(n) +
-         ".json";
-}
+constexpr double kLimitSeconds = 0.3;
 
 std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() /

@@ -352,12 +352,12 @@ double ExactSearch::FitComputeBound(const Candidate& c, Mask retained, Mask resi
   const CostModel::HeldSpace held = model_.Held(plan, Ids(retained), Ids(resident));
   int64_t fewest = -1;
   for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
-    // Below min_h nothing fits, and a wider tile only holds more (every term grows with w).
+    // Below min_h nothing fits, and a wider tile holds no less (Lemma X10: nondecreasing in w).
     if (bounds.min_h > bounds.max_h ||
         FirstStepFloor(c, held, resident, w, bounds.min_h) > capacity_) {
       break;
     }
-    // The tallest tile that fits at this width (the floor grows with h).
+    // The tallest tile that fits at this width (the floor is nondecreasing in h).
     int64_t lo = bounds.min_h, hi = bounds.max_h;
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo + 1) / 2;
@@ -530,7 +530,7 @@ bool ExactSearch::ClassContext(const Candidate& c, const std::vector<int>& retai
     for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
       for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
         if (FirstStepFloor(c, held, resident_mask, w, h) > capacity_) {
-          break;  // taller tiles hold more (Lemma X10)
+          break;  // taller tiles hold no less (Lemma X10)
         }
         const double floor = std::max({c.compute_once, traffic, GridComputeFloor(c, w, h)});
         if (lb_only_ && floor >= lb) continue;

@@ -241,7 +241,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   // The budget counts from here, so that it includes the lower bound (a pass over the graph).
   const Budget budget(options.time_limit, hooks.stop, &reached);
   double bound = ComputeLowerBounds(problem, options.modes).best();
-  double tolerance = 1e-9;  // relative rounding allowance of "optimal" (SearchResult)
+  double tolerance = kBoundTolerance;  // SearchResult::bound_tolerance
   // The caches live on the heap so that a run stopped by a signal can skip freeing them: the
   // process is about to exit, and returning millions of small blocks to malloc would delay
   // the final write by tens of milliseconds.
@@ -257,7 +257,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   PlanCache& plans = caches->plans;
   ModelCoster& coster = caches->coster;
   Incumbent incumbent(problem, options.modes, observer);
-  // A relative 1e-9 (2e-9 with tier 2's bound) absorbs rounding of totals that equal the bound.
+  // The tolerance absorbs rounding of totals that equal the bound.
   auto set_target = [&] {
     incumbent.SetTarget(bound, options.gap < 0 ? -1 : bound * (1 + options.gap) * (1 + tolerance),
                         &reached);
@@ -286,7 +286,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
     RunCover(tier2_ctx);
     if (tier2.set && tier2.value > bound) {
       bound = tier2.value;
-      tolerance = 2e-9;  // the certificate is reported a relative 1e-9 low (Lemma T2)
+      tolerance = kTier2BoundTolerance;
       set_target();
       // The singletons may already meet it.
       const double target = bound * (1 + options.gap) * (1 + tolerance);

@@ -108,6 +108,12 @@ class SearchObserver {
   virtual void Improved(const Schedule& schedule, double total, const std::string& by) = 0;
 };
 
+// Relative rounding allowances of an "optimal" claim: sums that equal the bound may differ in
+// their last bits; tier 2 reports its certificate a relative 1e-9 low (docs/bounds.md, Lemma
+// T2), so a latency equal to it needs that margin too.
+inline constexpr double kBoundTolerance = 1e-9;
+inline constexpr double kTier2BoundTolerance = 2e-9;
+
 struct SearchResult {
   Schedule schedule;
   double total = 0;
@@ -120,9 +126,9 @@ struct SearchResult {
   double strategy_bound = 0;  // the bound the strategy proved (exact, cover); 0: none
   double gap = 0;          // total / lower_bound - 1
   bool optimal = false;    // the total equals the lower bound: proven optimal
-  // Relative rounding allowance of `optimal` (total <= lower_bound x (1 + it)): 1e-9, and 2e-9
-  // when the bound is tier 2's certificate, which is reported 1e-9 low (Lemma T2).
-  double bound_tolerance = 1e-9;
+  // Relative rounding allowance of `optimal` (total <= lower_bound x (1 + it)): kBoundTolerance,
+  // or kTier2BoundTolerance when the bound is tier 2's certificate.
+  double bound_tolerance = kBoundTolerance;
   bool reached_gap = false;  // the run stopped early because the gap was reached
 };
 

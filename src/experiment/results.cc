@@ -113,7 +113,7 @@ Result<BenchmarkRow> RunBenchmark(const BenchmarkRequest& request, int bench,
   row.latency = evaluation->total;
   row.lower_bound = result->lower_bound;
   row.gap = Gap(row.latency, row.lower_bound);
-  row.optimal = row.latency <= row.lower_bound * (1 + 1e-9);
+  row.optimal = row.latency <= row.lower_bound * (1 + result->bound_tolerance);
   row.seconds = result->seconds;
   row.subgraphs = result->schedule.subgraphs.size();
   row.found_by = result->found_by;
@@ -127,10 +127,7 @@ Result<BenchmarkRow> RunBenchmark(const BenchmarkRequest& request, int bench,
     row.tier2 = tier2->strategy_bound;
     row.lower_bound = std::max(row.lower_bound, row.tier2);
     row.gap = Gap(row.latency, row.lower_bound);
-    // Tier 2 already reports its certificate a relative 1e-9 low (docs/bounds.md, Lemma T2),
-    // so a latency equal to the certificate sits just above 1 + 1e-9 of it: the test allows
-    // both margins.
-    row.optimal = row.latency <= row.lower_bound * (1 + 2e-9);
+    row.optimal = row.latency <= row.lower_bound * (1 + search::kTier2BoundTolerance);
   }
   return row;
 }
