@@ -28,7 +28,7 @@ TILESCHED=${TILESCHED:-./build/src/cli/tilesched}
 
 mkdir -p "$OUT_DIR"
 # --resume on a first run just creates the file; --jobs uses the CPUs Slurm gave this task.
-exec "$TILESCHED" sweep --config "$CONFIG" \
+exec "$TILESCHED" sweep --plan "$CONFIG" \
   --shard "${SLURM_ARRAY_TASK_ID}/8" \
   --jobs "${SLURM_CPUS_PER_TASK:-0}" \
   --resume \

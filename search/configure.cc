@@ -2,6 +2,8 @@
 #include "configure.h"
 
 #include <algorithm>
+#include <iterator>
+#include <span>
 
 #include "tilesched/grid.h"
 
@@ -69,10 +71,11 @@ std::optional<TileChoice> Configurator::Best(const SubgraphPlan& plan,
   const bool has_roots = !plan.split_roots().empty();
 
   std::optional<TileChoice> best;
-  std::vector<TraversalKind> orders = {TraversalKind::kSnakeRows, TraversalKind::kSnakeCols};
-  if (options_.all_orders) {
-    orders.insert(orders.end(), {TraversalKind::kRaster, TraversalKind::kColumnMajor, TraversalKind::kBlocked});
-  }
+  // The two snakes always; the other orders with all_orders.
+  static constexpr TraversalKind kOrders[] = {TraversalKind::kSnakeRows, TraversalKind::kSnakeCols,
+                                              TraversalKind::kRaster, TraversalKind::kColumnMajor,
+                                              TraversalKind::kBlocked};
+  const std::span<const TraversalKind> orders(kOrders, options_.all_orders ? std::size(kOrders) : 2);
   auto consider = [&](const Granularity& g) {
     const Grid grid(plan.width(), plan.height(), g.w, g.h);
     const bool both = grid.rows() > 1 && grid.cols() > 1;

@@ -62,6 +62,10 @@ class Incumbent {
   std::atomic<bool>* reached_ = nullptr;
 };
 
+// The longest deadline a Budget keeps: about 31.7 years. A longer time limit (users pass 1e10
+// to mean "until proven optimal or stopped") is the same run.
+inline constexpr double kLongestLimitSeconds = 1e9;
+
 // When to stop: a deadline, an external stop request, or a work budget (checked by strategies).
 class Budget {
  public:

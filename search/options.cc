@@ -5,11 +5,15 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <map>
 
 namespace tilesched::search {
 
 namespace {
+
+// Time limits of any finite size are accepted (the search's Budget holds the longest ones).
+constexpr double kAnySeconds = std::numeric_limits<double>::max();
 
 Result<int64_t> ParseInt(const std::string& key, const std::string& text, int64_t lo, int64_t hi) {
   int64_t value = 0;
@@ -109,10 +113,10 @@ const std::map<std::string, KeySpec>& Keys() {
           }
           return Status::Error("strategy: unknown strategy '" + *v + "'");
         }}},
-      {"time_limit", {"seconds of wall clock (0 = none)", DoubleSetter("time_limit", &SearchOptions::time_limit, 0, 1e7)}},
+      {"time_limit", {"seconds of wall clock (0 = none)", DoubleSetter("time_limit", &SearchOptions::time_limit, 0, kAnySeconds)}},
       {"iterations", {"work budget per strategy (0 = until the time limit)", IntSetter("iterations", &SearchOptions::iterations, 0, int64_t{1} << 40)}},
       {"gap", {"stop once within this relative gap of the lower bound (0 = when proven optimal, negative = never)", DoubleSetter("gap", &SearchOptions::gap, -1, 1e6)}},
-      {"tier2_first", {"seconds of tier 2 of the bound before the search (0 = off; at most half the time limit)", DoubleSetter("tier2_first", &SearchOptions::tier2_first, 0, 1e7)}},
+      {"tier2_first", {"seconds of tier 2 of the bound before the search (0 = off; at most half the time limit)", DoubleSetter("tier2_first", &SearchOptions::tier2_first, 0, kAnySeconds)}},
       {"threads", {"worker threads (0 = all)", IntSetter("threads", &SearchOptions::threads, 0, 1024)}},
       {"seed", {"random seed", IntSetter("seed", &SearchOptions::seed, 0, int64_t{1} << 62)}},
       {"beam_width", {"beam states kept per layer", IntSetter("beam_width", &SearchOptions::beam_width, 1, 1 << 20)}},

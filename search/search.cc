@@ -53,8 +53,11 @@ std::string Incumbent::BestBy() const {
 
 Budget::Budget(double seconds, const std::atomic<bool>* stop, const std::atomic<bool>* done)
     : start_(std::chrono::steady_clock::now()), has_deadline_(seconds > 0), stop_(stop), done_(done) {
+  // steady_clock counts nanoseconds in 64 bits (about 292 years): a limit of 1e10 s would wrap
+  // around into the past and end the run at once, so longer limits are held at kLongestLimit.
   deadline_ = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                           std::chrono::duration<double>(has_deadline_ ? seconds : 0));
+                           std::chrono::duration<double>(
+                               has_deadline_ ? std::min(seconds, kLongestLimitSeconds) : 0));
 }
 
 bool Budget::Expired() const {

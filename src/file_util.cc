@@ -13,6 +13,10 @@
 namespace tilesched {
 
 Result<std::string> ReadFile(const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    return Status::Error(path + ": is a directory, expected a file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::Error(path + ": cannot open (" + std::strerror(errno) + ")");
   std::ostringstream buffer;
@@ -51,6 +55,24 @@ Status WriteFileAtomic(const std::string& path, const std::string& contents) {
     const std::string why = std::strerror(errno);
     unlink(tmp.c_str());
     return Status::Error(path + ": cannot rename the temporary file into place (" + why + ")");
+  }
+  return Status::Ok();
+}
+
+Status CheckOutputPath(const std::string& path, const std::string& what) {
+  if (path.empty()) return Status::Error(what + ": empty file name");
+  struct stat info {};
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    return Status::Error(what + ": " + path + " is a directory, expected a file name");
+  }
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    return Status::Error(what + ": directory '" + dir + "' of " + path + " does not exist");
+  }
+  if (access(dir.c_str(), W_OK) != 0) {
+    return Status::Error(what + ": cannot write to directory '" + dir + "' of " + path + " (" +
+                         std::strerror(errno) + ")");
   }
   return Status::Ok();
 }

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tilesched/io.h"
+
 namespace tilesched {
 
 namespace {
@@ -71,10 +73,7 @@ class FlatObjectReader : public nlohmann::json_sax<json> {
     return true;
   }
   bool parse_error(std::size_t, const std::string&, const json::exception& ex) override {
-    std::string what = ex.what();
-    // nlohmann prefixes "[json.exception.parse_error.101] "; keep the readable part.
-    if (const size_t pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
-    error_ = "malformed JSON: " + what;
+    error_ = "malformed JSON: " + ReadableJsonError(ex.what());
     return false;
   }
 
@@ -119,7 +118,7 @@ Status Read(const std::string& text, FlatObjectReader* reader) {
   try {
     ok = json::sax_parse(text, reader);
   } catch (const json::exception& e) {
-    return Status::Error(std::string("malformed JSON: ") + e.what());
+    return Status::Error("malformed JSON: " + ReadableJsonError(e.what()));
   }
   if (!ok || !reader->done()) {
     return Status::Error(reader->error().empty() ? "malformed JSON" : reader->error());

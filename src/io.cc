@@ -1,6 +1,7 @@
 // JSON reading and writing with strict type checks; every error names the field.
 #include "tilesched/io.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -58,10 +59,7 @@ Result<json> ParseJson(const std::string& text) {
     return json::parse(text);
   } catch (const json::exception& e) {
     // Not only parse_error: a number too large for a double throws out_of_range (406).
-    std::string what = e.what();
-    // nlohmann prefixes "[json.exception.parse_error.101] "; keep the readable part.
-    if (const size_t pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
-    return Status::Error("malformed JSON: " + what);
+    return Status::Error("malformed JSON: " + ReadableJsonError(e.what()));
   }
 }
 
@@ -136,13 +134,56 @@ Result<std::vector<int64_t>> GetDimensions(const json& object, const std::string
   return dims;
 }
 
+// Appends a warning for each key of `root` that is neither in `known` nor in `extra`.
+void WarnUnknownKeys(const json& root, const std::vector<std::string>& known,
+                     const std::vector<std::string>& extra, const std::string& what,
+                     std::vector<std::string>* warnings) {
+  if (!warnings) return;
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    const auto is = [&](const std::string& key) { return key == it.key(); };
+    if (std::any_of(known.begin(), known.end(), is) || std::any_of(extra.begin(), extra.end(), is)) {
+      continue;
+    }
+    warnings->push_back("unknown key " + json(it.key()).dump() + " ignored (not part of the " +
+                        what + " format)");
+  }
+}
+
 }  // namespace
 
-Result<Problem> ParseProblem(const std::string& text) {
+std::string ReadableJsonError(const std::string& what) {
+  // nlohmann prefixes "[json.exception.parse_error.101] "; keep the readable part.
+  if (const size_t pos = what.find("] "); pos != std::string::npos) return what.substr(pos + 2);
+  return what;
+}
+
+const std::vector<std::string>& ProblemExtraKeys() {
+  static const std::vector<std::string> keys = {"op_names", "op_sources", "tensor_names"};
+  return keys;
+}
+
+std::string JsonFileKind(const std::string& text) {
+  if (!CheckNesting(text).ok()) return "";
+  const json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!root.is_object()) return "";
+  if (root.contains("op_types") || root.contains("widths")) return "a problem file";
+  if (root.contains("subgraphs")) return "a solution file";
+  if (root.contains("problems")) return "a sweep plan";
+  if (root.contains("native_tile") || root.contains("fast_memory_bytes")) {
+    return "a hardware description";
+  }
+  return "";
+}
+
+Result<Problem> ParseProblem(const std::string& text, std::vector<std::string>* warnings) {
   auto parsed = ParseJson(text);
   if (!parsed.ok()) return parsed.status();
   const json& root = *parsed;
   if (!root.is_object()) return Status::Error("problem: expected a JSON object, got " + TypeOf(root));
+  WarnUnknownKeys(root,
+                  {"widths", "heights", "op_types", "inputs", "outputs", "base_costs",
+                   "fast_memory_capacity", "slow_memory_bandwidth", "native_granularity"},
+                  ProblemExtraKeys(), "problem", warnings);
 
   auto widths = GetDimensions(root, "widths");
   if (!widths.ok()) return widths.status();
@@ -239,19 +280,36 @@ Result<Problem> ParseProblem(const std::string& text) {
   return Problem::Create(std::move(tensors), std::move(ops), hw);
 }
 
-Result<Problem> LoadProblem(const std::string& path) {
+Status FileReadError(const Status& error, const std::string& path, const std::string& text,
+                     const std::string& expected) {
+  const std::string kind = JsonFileKind(text);
+  if (!kind.empty() && kind != expected) {
+    return Status::Error(path + ": this is " + kind + ", not " + expected);
+  }
+  return error.WithContext(path + ": ");
+}
+
+Result<Problem> LoadProblem(const std::string& path, std::vector<std::string>* warnings) {
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
-  auto problem = ParseProblem(*text);
-  if (!problem.ok()) return problem.status().WithContext(path + ": ");
+  std::vector<std::string> notes;
+  auto problem = ParseProblem(*text, &notes);
+  if (!problem.ok()) return FileReadError(problem.status(), path, *text, "a problem file");
+  if (warnings) {
+    for (const std::string& note : notes) warnings->push_back(path + ": " + note);
+  }
   return problem;
 }
 
-Result<Schedule> ParseSolution(const std::string& text) {
+Result<Schedule> ParseSolution(const std::string& text, std::vector<std::string>* warnings) {
   auto parsed = ParseJson(text);
   if (!parsed.ok()) return parsed.status();
   const json& root = *parsed;
   if (!root.is_object()) return Status::Error("solution: expected a JSON object, got " + TypeOf(root));
+  WarnUnknownKeys(root,
+                  {"subgraphs", "granularities", "tensors_to_retain", "traversal_orders",
+                   "subgraph_latencies"},
+                  {}, "solution", warnings);
 
   auto subgraphs = GetKey(root, "subgraphs", json::value_t::array);
   if (!subgraphs.ok()) return subgraphs.status();
@@ -327,11 +385,15 @@ Result<Schedule> ParseSolution(const std::string& text) {
   return schedule;
 }
 
-Result<Schedule> LoadSolution(const std::string& path) {
+Result<Schedule> LoadSolution(const std::string& path, std::vector<std::string>* warnings) {
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
-  auto schedule = ParseSolution(*text);
-  if (!schedule.ok()) return schedule.status().WithContext(path + ": ");
+  std::vector<std::string> notes;
+  auto schedule = ParseSolution(*text, &notes);
+  if (!schedule.ok()) return FileReadError(schedule.status(), path, *text, "a solution file");
+  if (warnings) {
+    for (const std::string& note : notes) warnings->push_back(path + ": " + note);
+  }
   return schedule;
 }
 

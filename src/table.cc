@@ -46,4 +46,8 @@ std::string FormatCount(int64_t value) {
   return (value < 0 ? "-" : "") + out;
 }
 
+std::string Counted(int64_t value, const std::string& noun) {
+  return FormatCount(value) + " " + noun + (value == 1 ? "" : "s");
+}
+
 }  // namespace tilesched

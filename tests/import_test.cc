@@ -209,7 +209,7 @@ TEST(HardwareTest, StrictKeysAndPositiveThroughputs) {
       {Replace(kValidHardware, "{\"Exp\": 4}", "{\"Exp\": -1}"), "operator_costs.Exp: must be a non-negative"},
       {Replace(kValidHardware, "\"source\": \"illustrative\",", ""), "source: missing key"},
       {"[1, 2]", "expected a JSON object"},
-      {"{\"name\": ", "not valid JSON"},
+      {"{\"name\": ", "malformed JSON: parse error at line 1, column 10"},
   };
   for (const Case& c : cases) {
     auto hw = ParseHardwareDescription(c.text);

@@ -726,7 +726,8 @@ TEST(SweepEndToEnd, RowsMatchSeparateScheduleAndEvaluateRuns) {
     const size_t at = evaluate.out.find("\"total_latency\":");
     ASSERT_NE(at, std::string::npos) << evaluate.out;
     const double evaluated = std::strtod(evaluate.out.c_str() + at + 16, nullptr);
-    EXPECT_EQ(latency, evaluated) << "point " << i << " (" << cell("problem") << ", capacity "
+    // Rows hold latencies to 12 significant digits (no rounding noise of the sums).
+    EXPECT_NEAR(latency, evaluated, 1e-11 * evaluated) << "point " << i << " (" << cell("problem") << ", capacity "
                                   << cell("capacity") << ", bandwidth " << cell("bandwidth") << ")";
   }
   EXPECT_EQ(ok, 18);
@@ -746,7 +747,7 @@ TEST(SweepEndToEnd, SearchBoundRaisesTheRowBound) {
   const std::string preset = dir + "/tier2.json";
   ASSERT_TRUE(WriteFileAtomic(preset, "{\"tier2_first\": 600}\n").ok());
   const Outcome sweep = RunTool(dir, {"sweep", Benchmark(7), "--capacity", "40000", "--iterations",
-                                      "2000", "--search-config", preset, "-o", output});
+                                      "2000", "--config", preset, "-o", output});
   ASSERT_EQ(sweep.code, 0) << sweep.err;
   const std::vector<SweepRow> rows = ReadRows(output);
   ASSERT_EQ(rows.size(), 1u);
@@ -919,11 +920,13 @@ TEST(SweepEndToEnd, BadInputFailsWithOneLineAndNoOutput) {
     std::string error;
   };
   const Case cases[] = {
-      {{"--config", unknown_key}, "capacty: unknown key"},
-      {{"--config", bad_value, Benchmark(1)}, "value.json: capacity: range '1000:10:x2' starts above its stop"},
-      {{"--config", dir + "/absent.json"}, "absent.json: cannot open"},
+      {{"--plan", unknown_key}, "capacty: unknown key"},
+      {{"--plan", bad_value, Benchmark(1)}, "value.json: capacity: range '1000:10:x2' starts above its stop"},
+      {{"--plan", dir + "/absent.json"}, "absent.json: cannot open"},
+      {{"--plan", Benchmark(1)}, "mlsys-2026-1.json: this is a problem file, not a sweep plan"},
+      {{Benchmark(1), "--config", unknown_key}, "unknown.json: this is a sweep plan, not a search preset"},
       {{Benchmark(1), "--strategy", "sideways"}, "--strategy: unknown strategy 'sideways'"},
-      {{Benchmark(1), "--search-config", bad_preset}, "preset.json: unknown config key 'beam_widht'"},
+      {{Benchmark(1), "--config", bad_preset}, "preset.json: unknown config key 'beam_widht'"},
       {{dir + "/absent_problem.json"}, "absent_problem.json: cannot open"},
       {{Benchmark(1), "--capacity", "1,x"}, "--capacity: expected a number, got 'x'"},
       {{Benchmark(1), "--shard", "3/3"}, "--shard: expected I/N"},
@@ -1014,7 +1017,10 @@ TEST(SweepLibrary, RunSweepPlanWritesEveryPointSortedWithEvaluatorLatencies) {
     ASSERT_TRUE(found.ok()) << found.status().message();
     auto evaluation = Evaluate(*at_point, found->schedule, options.modes);
     ASSERT_TRUE(evaluation.ok());
-    EXPECT_EQ(row.cells[SweepColumn("latency")], ShortestNumber(evaluation->total));
+    // To 12 significant digits: the evaluator's sum without its last-bit rounding noise.
+    char latency[64];
+    std::snprintf(latency, sizeof(latency), "%.12g", evaluation->total);
+    EXPECT_EQ(row.cells[SweepColumn("latency")], latency);
   }
 
   // Resuming a complete file runs nothing and leaves the rows as they are.

@@ -69,7 +69,8 @@ Result<Problem> ScaleBaseCosts(const Problem& problem, double matmul_factor, dou
 
 // `path` loaded, then retargeted to the description at `hardware_path` when it is not empty
 // (the `--hardware` option of schedule, sweep and info).
-Result<Problem> LoadProblemOnHardware(const std::string& path, const std::string& hardware_path);
+Result<Problem> LoadProblemOnHardware(const std::string& path, const std::string& hardware_path,
+                                      std::vector<std::string>* warnings = nullptr);
 
 }  // namespace tilesched
 

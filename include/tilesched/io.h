@@ -3,8 +3,15 @@
 // Entry points: ParseProblem / ParseSolution turn JSON text into a validated Problem or a
 // Schedule, failing with one line that names the field (`inputs[3][1]: ...`), op or tensor;
 // SolutionToJson writes the contest format with all five lists; ProblemToJson writes a problem
-// back; ParseConfigEntries reads a flat config object. Report JSON (evaluate / info --json) is
+// back; ParseConfigEntries reads a flat config object; JsonFileKind tells which of the
+// project's files a text is, for messages. Report JSON (evaluate / info --json) is
 // report_json.h.
+//
+// Unknown keys: problem and solution files are the contest's format, which other tools write
+// too. Their keys are read, the extra keys `tilesched import` writes (ProblemExtraKeys) are
+// accepted, and any other key is accepted with a warning naming it (appended to `warnings`
+// when it is given). The project's own config files (search presets, hardware descriptions,
+// sweep plans) refuse an unknown key with an error naming it.
 #ifndef TILESCHED_IO_H_
 #define TILESCHED_IO_H_
 
@@ -18,12 +25,30 @@
 
 namespace tilesched {
 
-Result<Problem> ParseProblem(const std::string& text);
-Result<Problem> LoadProblem(const std::string& path);
+Result<Problem> ParseProblem(const std::string& text, std::vector<std::string>* warnings = nullptr);
+Result<Problem> LoadProblem(const std::string& path, std::vector<std::string>* warnings = nullptr);
+
+// Keys a problem file may carry beyond the contest's nine, accepted without a warning: the
+// model names `tilesched import` writes (docs/import.md).
+const std::vector<std::string>& ProblemExtraKeys();
 
 // Parses a solution's structure (types, list lengths). Ids are range-checked by Evaluate().
-Result<Schedule> ParseSolution(const std::string& text);
-Result<Schedule> LoadSolution(const std::string& path);
+Result<Schedule> ParseSolution(const std::string& text, std::vector<std::string>* warnings = nullptr);
+Result<Schedule> LoadSolution(const std::string& path, std::vector<std::string>* warnings = nullptr);
+
+// Which of the project's JSON files `text` looks like, by its keys: "a problem file", "a
+// solution file", "a sweep plan", "a hardware description", or "" (not JSON, or none of these).
+// Readers add it to their error when a file of another kind was given.
+std::string JsonFileKind(const std::string& text);
+
+// `error` from reading `path` as `expected` ("a search preset"), with the path in front; when the
+// text is another of the project's files, says which instead ("this is a problem file, not a
+// sweep plan").
+Status FileReadError(const Status& error, const std::string& path, const std::string& text,
+                     const std::string& expected);
+
+// nlohmann's exception text without its "[json.exception.parse_error.101] " prefix.
+std::string ReadableJsonError(const std::string& what);
 
 // Contest-format JSON; `latencies[s]` becomes subgraph_latencies[s].
 std::string SolutionToJson(const Schedule& schedule, const std::vector<double>& latencies);

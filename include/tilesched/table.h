@@ -23,6 +23,8 @@ class TextTable {
 // Latency with one decimal ("367001.6"); large counts with thousands separators.
 std::string FormatNumber(double value, int decimals = 1);
 std::string FormatCount(int64_t value);
+// "1 point", "3 points": a count with its noun, plural by a final "s".
+std::string Counted(int64_t value, const std::string& noun);
 
 }  // namespace tilesched
 

@@ -6,6 +6,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "tilesched/file_util.h"
+
 namespace tilesched::cli {
 
 Args::Args(std::string command, std::string usage, std::string description,
@@ -84,6 +86,44 @@ std::optional<int> ParseCommandLine(Args& args, int argc, char** argv, int first
   return std::nullopt;
 }
 
+namespace {
+
+// Help layout: option names in a column of kHelpColumn characters, descriptions wrapped at
+// kHelpWidth (a name too long for its column puts its description on the next line).
+constexpr size_t kHelpColumn = 31;
+constexpr size_t kHelpWidth = 100;
+
+void AppendWrapped(std::ostringstream& out, std::string head, const std::string& text) {
+  std::istringstream words(text);
+  std::string word, line;
+  bool first_line = true;
+  auto flush = [&] {
+    if (head.size() >= kHelpColumn) {
+      out << head << "\n";
+      head.clear();
+    }
+    head.resize(kHelpColumn, ' ');
+    out << head << line << "\n";
+    head.clear();
+    line.clear();
+    first_line = false;
+  };
+  while (words >> word) {
+    if (!line.empty() && kHelpColumn + line.size() + 1 + word.size() > kHelpWidth) flush();
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty() || first_line) flush();
+}
+
+}  // namespace
+
+std::string ExitStatusHelp() {
+  return "exit status: 0 done, output complete (a search ended by its time limit or by SIGTERM or\n"
+         "SIGINT is done, with its best schedule written); 1 invalid schedule or failed check;\n"
+         "2 usage or input error; 3 internal error; 128+N stopped by signal N before the output\n"
+         "was complete (a sweep keeps its finished rows for --resume; no other partial file)\n";
+}
+
 std::string Args::HelpText() const {
   std::ostringstream out;
   out << "usage: " << (command_ == "mlsys" ? "mlsys" : "tilesched " + command_) << " " << usage_
@@ -92,12 +132,14 @@ std::string Args::HelpText() const {
   if (!options_.empty()) {
     out << "\noptions:\n";
     for (const Option& o : options_) {
-      std::string head = (o.alias.empty() ? "  " : "  " + o.alias + ", ") + "--" + o.name + (o.value_name.empty() ? "" : " " + o.value_name);
-      if (head.size() < 30) head.resize(30, ' ');
-      out << head << " " << o.help << "\n";
+      AppendWrapped(out,
+                    (o.alias.empty() ? "  " : "  " + o.alias + ", ") + "--" + o.name +
+                        (o.value_name.empty() ? "" : " " + o.value_name),
+                    o.help);
     }
-    out << "  --help                       show this help\n";
+    AppendWrapped(out, "  -h, --help", "show this help");
   }
+  out << "\n" << ExitStatusHelp();
   return out.str();
 }
 
@@ -156,6 +198,20 @@ Result<CostModes> ModesFromArgs(const Args& args, CostModes base) {
     modes.k_limit = *v;
   }
   return modes;
+}
+
+Status CheckOutputOptions(const Args& args, const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    if (!args.Has(name)) continue;
+    if (Status s = CheckOutputPath(args.Get(name), "--" + name); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+void PrintWarnings(const std::string& command, const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) {
+    std::cerr << (command == "mlsys" ? "mlsys" : "tilesched " + command) << ": warning: " << w << "\n";
+  }
 }
 
 int Fail(const std::string& command, const std::string& message, int code) {

@@ -77,6 +77,13 @@ std::vector<Option> ModeOptions();
 // Reads --rules, --matmul-reduction and --k-limit over `base` (defaults or a config's modes).
 Result<CostModes> ModesFromArgs(const Args& args, CostModes base = {});
 
+// Checks, before any work, that each of the named output options that is given can be
+// written (CheckOutputPath): a directory or a missing folder fails at once, not after a run.
+Status CheckOutputOptions(const Args& args, const std::vector<std::string>& names);
+
+// Prints each reader's warning as "tilesched <command>: warning: <text>" on stderr.
+void PrintWarnings(const std::string& command, const std::vector<std::string>& warnings);
+
 // Prints "tilesched <command>: <message>" to stderr and returns `code`.
 int Fail(const std::string& command, const std::string& message, int code);
 

@@ -39,8 +39,10 @@ int RunBound(int argc, char** argv, int first) {
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
   if (!modes.ok()) return Fail("bound", modes.status().message(), kExitUsage);
-  auto problem = LoadProblem(args.positional()[0]);
+  std::vector<std::string> warnings;
+  auto problem = LoadProblem(args.positional()[0], &warnings);
   if (!problem.ok()) return Fail("bound", problem.status().message(), kExitUsage);
+  PrintWarnings("bound", warnings);
   const auto start = std::chrono::steady_clock::now();
   const LowerBounds bounds = ComputeLowerBounds(*problem, *modes);
   double tier2 = -1;  // < 0: not run

@@ -41,6 +41,12 @@ std::vector<std::string> DefaultStrategies() {
   return strategies;
 }
 
+std::string JoinedDefaultStrategies() {
+  std::string joined;
+  for (const std::string& s : DefaultStrategies()) joined += (joined.empty() ? "" : ",") + s;
+  return joined;
+}
+
 Result<std::vector<std::string>> ParseStrategies(const std::string& text) {
   std::vector<std::string> strategies;
   for (const std::string& name : SplitList(text)) {
@@ -85,8 +91,8 @@ Result<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
 // from --strategies and --seeds).
 std::vector<Option> CompareOptions() {
   std::vector<Option> options = {
-      {"strategies", "LIST", "strategies to compare, e.g. greedy,beam (default: every one but "
-                             "cover: " + KnownStrategies() + ")"},
+      {"strategies", "LIST", "strategies to compare, e.g. greedy,beam (default: " +
+                             JoinedDefaultStrategies() + "; also cover, which only bounds)"},
       {"seeds", "LIST", "seeds, one run per seed (default 1,2,3)"},
       {"format", "F", "table | csv | markdown (default table)"},
       {"output", "FILE", "write the table here, atomically (default: stdout)", "-o"},
@@ -119,17 +125,6 @@ Status SetBudget(const Args& args, search::SearchOptions* base) {
     base->time_limit = 0;
   } else if (base->time_limit <= 0 && base->iterations <= 0) {
     base->time_limit = kDefaultTimeLimit;
-  }
-  return Status::Ok();
-}
-
-// Fail on an unwritable destination now rather than after minutes of runs.
-Status CheckOutputDirectory(const std::string& output) {
-  if (output.empty()) return Status::Ok();
-  const std::filesystem::path parent = std::filesystem::path(output).parent_path();
-  std::error_code error;
-  if (!parent.empty() && !std::filesystem::is_directory(parent, error)) {
-    return Status::Error("--output: directory '" + parent.string() + "' does not exist");
   }
   return Status::Ok();
 }
@@ -170,7 +165,7 @@ int RunCompare(int argc, char** argv, int first) {
   search::SearchOptions base = *parsed_options;
   if (Status s = SetBudget(args, &base); !s.ok()) return Fail("compare", s.message(), kExitUsage);
   const std::string output = args.Get("output");
-  if (Status s = CheckOutputDirectory(output); !s.ok()) {
+  if (Status s = CheckOutputOptions(args, {"output"}); !s.ok()) {
     return Fail("compare", s.message(), kExitUsage);
   }
   experiment::ComparisonRequest request;

@@ -19,14 +19,13 @@ int RunDot(int argc, char** argv, int first) {
             "'dot -Tsvg OUT.dot -o OUT.svg'). With SOLUTION.json the solution is judged first\n"
             "and each subgraph becomes an outlined, coloured cluster named cluster_sg<N>; an op\n"
             "recomputed in several subgraphs is drawn in its first one with a dashed border.\n"
-            "Exit status: 0 written, 1 invalid schedule, 2 usage or input error.\n"
             "See docs/reports.md.",
             options, 1, 2);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
   if (!modes.ok()) return Fail("dot", modes.status().message(), kExitUsage);
-  if (args.Has("output") && args.Get("output").empty()) {
-    return Fail("dot", "--output: expected a file name", kExitUsage);
+  if (Status s = CheckOutputOptions(args, {"output"}); !s.ok()) {
+    return Fail("dot", s.message(), kExitUsage);
   }
   std::string dot;
   if (args.positional().size() == 2) {
@@ -36,8 +35,10 @@ int RunDot(int argc, char** argv, int first) {
     const report::JudgedSchedule judged{&input->schedule, &input->evaluation};
     dot = report::DagDot(input->problem, &judged);
   } else {
-    auto problem = LoadProblem(args.positional()[0]);
+    std::vector<std::string> warnings;
+    auto problem = LoadProblem(args.positional()[0], &warnings);
     if (!problem.ok()) return Fail("dot", problem.status().message(), kExitUsage);
+    PrintWarnings("dot", warnings);
     dot = report::DagDot(*problem, nullptr);
   }
   if (!args.Has("output")) {

@@ -37,8 +37,7 @@ int RunGenerate(int argc, char** argv, int first) {
             "sequence 512, width 256). 'random': a random layered DAG of N ops on 256x256\n"
             "tensors, half MatMul, each op reading outputs of the 2 layers before it, at most\n"
             "2 inputs per op and 3 readers per tensor. Both: fast memory 300000, bandwidth 20,\n"
-            "native tile 128x128.\n"
-            "Exit status: 0 written, 2 usage error.",
+            "native tile 128x128.",
             {{"blocks", "N", "stack: number of blocks (1 to 100000)", ""},
              {"ops", "N", "random: number of ops (1 to 1000000)", ""},
              {"layer-width", "W", "random: ops per layer (default 8)", ""},
@@ -46,6 +45,7 @@ int RunGenerate(int argc, char** argv, int first) {
              {"output", "OUT.json", "write the problem here (default: stdout)", "-o"}},
             1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
+  if (Status s = CheckOutputOptions(args, {"output"}); !s.ok()) return Fail("generate", s.message(), kExitUsage);
   const std::string& kind = args.positional()[0];
   Result<Problem> problem = Status::Error("");
   if (kind == "stack") {
@@ -73,7 +73,6 @@ int RunGenerate(int argc, char** argv, int first) {
     std::cout << json;
     return kExitOk;
   }
-  if (args.Get("output").empty()) return Fail("generate", "--output: expected a file name", kExitUsage);
   if (Status s = WriteFileAtomic(args.Get("output"), json); !s.ok()) {
     return Fail("generate", s.message(), kExitUsage);
   }

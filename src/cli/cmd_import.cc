@@ -17,22 +17,13 @@ int RunImport(int argc, char** argv, int first) {
             "(configs/hardware/*.json). The mapping table and cost formulas: docs/import.md.\n"
             "Model names go under the keys op_names, op_sources and tensor_names.",
             {{"hardware", "HW.json", "hardware description (required)"},
-             {"output", "PROBLEM.json", "output problem file, also -o (required; written atomically)"},
+             {"output", "PROBLEM.json", "output problem file (required; written atomically)", "-o"},
              {"no-fold", "", "keep every elementwise op separate (default: fold chains into one)"}},
             1, 1);
-  // Accept -o as a short form of --output.
-  std::vector<char*> rewritten(argv, argv + argc);
-  std::string long_output = "--output";
-  for (int i = first; i < argc; ++i) {
-    if (std::string(argv[i]) == "-o") rewritten[static_cast<size_t>(i)] = long_output.data();
-  }
-  if (Status s = args.Parse(argc, rewritten.data(), first); !s.ok()) return Fail("import", s.message(), kExitUsage);
-  if (args.help()) {
-    std::cout << args.HelpText();
-    return kExitOk;
-  }
+  if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   if (!args.Has("hardware")) return Fail("import", "--hardware HW.json is required", kExitUsage);
   if (!args.Has("output")) return Fail("import", "-o PROBLEM.json is required", kExitUsage);
+  if (Status s = CheckOutputOptions(args, {"output"}); !s.ok()) return Fail("import", s.message(), kExitUsage);
   auto hw = LoadHardwareDescription(args.Get("hardware"));
   if (!hw.ok()) return Fail("import", hw.status().message(), kExitUsage);
   ImportOptions options;

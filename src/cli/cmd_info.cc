@@ -73,8 +73,10 @@ int RunInfo(int argc, char** argv, int first) {
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
   if (!modes.ok()) return Fail("info", modes.status().message(), kExitUsage);
-  auto problem = LoadProblemOnHardware(args.positional()[0], args.Get("hardware"));
+  std::vector<std::string> warnings;
+  auto problem = LoadProblemOnHardware(args.positional()[0], args.Get("hardware"), &warnings);
   if (!problem.ok()) return Fail("info", problem.status().message(), kExitUsage);
+  PrintWarnings("info", warnings);
   const LowerBounds bounds = ComputeLowerBounds(*problem, *modes);
   if (args.Has("json")) {
     std::cout << ProblemInfoToJson(*problem, bounds, *modes);

@@ -6,6 +6,7 @@
 #include "args.h"
 #include "commands.h"
 #include "sweep.h"
+#include "tilesched/table.h"
 
 namespace tilesched::cli {
 
@@ -27,15 +28,18 @@ int RunMerge(int argc, char** argv, int first) {
             1, 1 << 20);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   const std::string output = args.Get("output");
-  if (output.empty()) return Fail(kCommand, "-o OUT is required", kExitUsage);
+  if (!args.Has("output")) return Fail(kCommand, "-o OUT is required", kExitUsage);
+  if (Status s = CheckOutputOptions(args, {"output"}); !s.ok()) {
+    return Fail(kCommand, s.message(), kExitUsage);
+  }
 
   std::optional<std::string> format;
   if (args.Has("format")) format = args.Get("format");
   auto merged = sweep::MergeSweepFiles(args.positional(), output, format);
   if (!merged.ok()) return Fail(kCommand, merged.status().message(), kExitUsage);
   const size_t files = args.positional().size();
-  std::cerr << "merge: " << *merged << " points from " << files << " file"
-            << (files == 1 ? "" : "s") << "; written to " << output << "\n";
+  std::cerr << "merge: " << Counted(static_cast<int64_t>(*merged), "point") << " from "
+            << Counted(static_cast<int64_t>(files), "file") << "; written to " << output << "\n";
   return kExitOk;
 }
 

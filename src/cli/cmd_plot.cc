@@ -16,8 +16,7 @@ int RunPlot(int argc, char** argv, int first) {
       "parameter, one line per problem or per value of another parameter (--series);\n"
       "points of one series that differ in a further parameter get lines of their own.\n"
       "Runs gnuplot (Debian package gnuplot-nox): SVG output, PNG when OUT ends in .png.\n"
-      "See docs/reports.md.\n"
-      "Exit status: 0 written, 2 usage or input error (or gnuplot missing or failing).",
+      "A missing or failing gnuplot is an input error (exit 2). See docs/reports.md.",
       {
           {"output", "OUT", "write the plot here, .svg or .png (required)", "-o"},
           {"x", "capacity|bandwidth|native", "x axis (default: the first of them that varies)"},
@@ -31,7 +30,10 @@ int RunPlot(int argc, char** argv, int first) {
       1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   const std::string output = args.Get("output");
-  if (output.empty()) return Fail("plot", "--output OUT.svg or OUT.png is required", kExitUsage);
+  if (!args.Has("output")) return Fail("plot", "--output OUT.svg or OUT.png is required", kExitUsage);
+  if (Status s = CheckOutputOptions(args, {"output"}); !s.ok()) {
+    return Fail("plot", s.message(), kExitUsage);
+  }
   report::PlotRequest request;
   request.csv_path = args.positional()[0];
   request.output = output;

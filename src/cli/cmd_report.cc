@@ -19,7 +19,6 @@ int RunReport(int argc, char** argv, int first) {
             "embedded and a warning printed); a timeline with one bar per subgraph split into\n"
             "compute-bound and memory-bound time; and a table per subgraph (ops, tile,\n"
             "traversal, retained tensors, latency, peak working set against capacity).\n"
-            "Exit status: 0 written, 1 invalid schedule, 2 usage or input error.\n"
             "See docs/reports.md.",
             options, 2, 2);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
@@ -27,7 +26,10 @@ int RunReport(int argc, char** argv, int first) {
   if (!modes.ok()) return Fail("report", modes.status().message(), kExitUsage);
   report::HtmlReportRequest request;
   request.output = args.Get("output");
-  if (request.output.empty()) return Fail("report", "--output OUT.html is required", kExitUsage);
+  if (!args.Has("output")) return Fail("report", "--output OUT.html is required", kExitUsage);
+  if (Status s = CheckOutputOptions(args, {"output"}); !s.ok()) {
+    return Fail("report", s.message(), kExitUsage);
+  }
   request.problem_path = args.positional()[0];
   request.solution_path = args.positional()[1];
   int code = kExitOk;

@@ -35,13 +35,13 @@ Result<std::vector<int>> ParseList(const std::string& text) {
 std::vector<Option> ResultsOptions() {
   std::vector<Option> options = SearchOptionFlags();
   options.insert(options.begin(),
-                 {{"output", "FILE", "Markdown results table (default docs/results.md)", "-o"},
+                 {{"output", "FILE", "write the Markdown results table here (default: stdout)", "-o"},
                   {"only", "LIST", "benchmarks to run, e.g. 1,2,3 (default all 24)"},
                   {"budget-scale", "X", "multiply the contest budgets by X (default 1)"},
                   {"tier2-seconds", "SEC", "tier 2 of the bound (covering LP) on every benchmark "
                    "not proven optimal, up to SEC seconds each (default 120; 0 with --iterations)"},
-                  {"data-dir", "DIR", "benchmark folder (default data/benchmarks)"},
-                  {"targets", "FILE", "targets table (default data/targets.csv)"},
+                  {"data-dir", "DIR", "benchmark folder (default: data/benchmarks of the source tree)"},
+                  {"targets", "FILE", "targets table (default: data/targets.csv of the source tree)"},
                   {"check", "GOLDEN.csv", "fail (exit 1) when a latency is worse than the golden"},
                   {"write-golden", "GOLDEN.csv", "write the latencies as the new golden table"}});
   return options;
@@ -59,7 +59,7 @@ Result<experiment::BenchmarkRequest> RequestFromArgs(const Args& args) {
   auto tier2 = args.GetDouble("tier2-seconds", request.base.iterations > 0 ? 0.0 : 120.0);
   if (!tier2.ok() || *tier2 < 0) return Status::Error("--tier2-seconds must not be negative");
   request.tier2_seconds = *tier2;
-  auto targets = experiment::LoadTargets(args.Get("targets", "data/targets.csv"));
+  auto targets = experiment::LoadTargets(args.Get("targets", std::string(TILESCHED_DATA_DIR) + "/targets.csv"));
   if (!targets.ok()) return targets.status();
   request.targets = *targets;
   if (args.Has("only")) {
@@ -69,7 +69,7 @@ Result<experiment::BenchmarkRequest> RequestFromArgs(const Args& args) {
   } else {
     for (const auto& [bench, target] : request.targets) request.benches.push_back(bench);
   }
-  request.data_dir = args.Get("data-dir", "data/benchmarks");
+  request.data_dir = args.Get("data-dir", std::string(TILESCHED_DATA_DIR) + "/benchmarks");
   request.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   return request;
 }
@@ -97,12 +97,16 @@ int RunResults(int argc, char** argv, int first) {
   Args args("results", "[options]",
             "Runs the scheduler on the contest benchmarks, one after the other, each with its\n"
             "contest budget (minus the mlsys safety margin) unless --iterations gives a\n"
-            "deterministic work budget, and writes a Markdown table: latency, lower bound,\n"
-            "ratio, target, field best, time. Every latency comes from Evaluate().\n"
+            "deterministic work budget, and prints a Markdown table (or writes it to -o FILE):\n"
+            "latency, lower bound, ratio, target, field best, time. Every latency comes from\n"
+            "Evaluate(). docs/results.md is made by `tilesched results -o docs/results.md`.\n"
             "Golden check (CI): --iterations N --check tests/golden/results.csv; refresh with\n"
             "--write-golden tests/golden/results.csv (see docs/results.md).",
             ResultsOptions(), 0, 0);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
+  if (Status s = CheckOutputOptions(args, {"output", "write-golden"}); !s.ok()) {
+    return Fail("results", s.message(), kExitUsage);
+  }
   auto request = RequestFromArgs(args);
   if (!request.ok()) return Fail("results", request.status().message(), kExitUsage);
   bool invalid = false;
@@ -110,8 +114,7 @@ int RunResults(int argc, char** argv, int first) {
   if (!rows.ok()) return Fail("results", rows.status().message(), invalid ? kExitInternal : kExitUsage);
 
   const std::string markdown = experiment::ResultsMarkdown(*request, *rows, Today());
-  const bool golden = args.Has("check") || args.Has("write-golden");
-  const std::string output = args.Get("output", golden ? "" : "docs/results.md");
+  const std::string output = args.Get("output");
   if (!output.empty()) {
     if (Status s = WriteFileAtomic(output, markdown); !s.ok()) return Fail("results", s.message(), kExitUsage);
     std::cerr << "wrote " << output << "\n";

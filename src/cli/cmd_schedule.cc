@@ -29,12 +29,17 @@ int RunSchedule(int argc, char** argv, int first) {
             "when it is proven optimal; docs/bounds.md); the last line reports bound and gap.",
             options, 1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
+  if (Status s = CheckOutputOptions(args, {"output", "summary"}); !s.ok()) {
+    return Fail("schedule", s.message(), kExitUsage);
+  }
   auto search_options = SearchOptionsFromArgs(args);
   if (!search_options.ok()) return Fail("schedule", search_options.status().message(), kExitUsage);
   search::SearchOptions opts = *search_options;
   if (opts.time_limit <= 0 && opts.iterations <= 0) opts.time_limit = 10;
-  auto problem = LoadProblemOnHardware(args.positional()[0], args.Get("hardware"));
+  std::vector<std::string> warnings;
+  auto problem = LoadProblemOnHardware(args.positional()[0], args.Get("hardware"), &warnings);
   if (!problem.ok()) return Fail("schedule", problem.status().message(), kExitUsage);
+  PrintWarnings("schedule", warnings);
   InstallStopSignals(SecondSignal::kKeepStopping);
   RunnerOptions runner;
   runner.output = args.Get("output");

@@ -12,6 +12,7 @@
 #include "sweep.h"
 #include "tilesched/file_util.h"
 #include "tilesched/hardware.h"
+#include "tilesched/io.h"
 #include "tilesched/table.h"
 
 namespace tilesched::cli {
@@ -26,8 +27,8 @@ constexpr const char* kCommand = "sweep";
 std::vector<Option> SweepOptions() {
   return {
       {"output", "FILE", "rows go here, one per point (required)", "-o"},
-      {"config", "FILE", "sweep definition (JSON; keys mirror these flags, see docs/sweeps.md)"},
-      {"search-config", "FILE", "search preset for every point (configs/*.json, e.g. fast.json)"},
+      {"plan", "FILE", "sweep plan (JSON; keys mirror these flags, configs/sweeps/, docs/sweeps.md)"},
+      {"config", "FILE", "search preset for every point (configs/*.json, e.g. fast.json)"},
       {"capacity", "LIST", "fast memory capacities: 20000,40000 or 20000:320000:x2 or a:b:+s"},
       {"bandwidth", "LIST", "slow memory bandwidths (same syntax)"},
       {"native", "LIST", "native tile edges, each sets native w = h (same syntax)"},
@@ -52,11 +53,17 @@ std::vector<Option> SweepOptions() {
 
 Result<SweepSettings> SettingsFromArgs(const Args& args) {
   SweepSettings settings;
-  if (args.Has("config")) {
-    const std::string path = args.Get("config");
+  if (args.Has("plan")) {
+    const std::string path = args.Get("plan");
     auto text = ReadFile(path);
     if (!text.ok()) return text.status();
-    if (Status s = sweep::ApplySweepDefinition(*text, path, &settings); !s.ok()) return s;
+    if (Status s = sweep::ApplySweepDefinition(*text, path, &settings); !s.ok()) {
+      const std::string kind = JsonFileKind(*text);
+      if (!kind.empty() && kind != "a sweep plan") {
+        return Status::Error(path + ": this is " + kind + ", not a sweep plan");
+      }
+      return s;
+    }
   }
   if (!args.positional().empty()) settings.problems = args.positional();
   const std::pair<const char*, SweepSetting*> flags[] = {
@@ -73,7 +80,7 @@ Result<SweepSettings> SettingsFromArgs(const Args& args) {
       {"time-limit", &settings.time_limit},
       {"iterations", &settings.iterations},
       {"format", &settings.format},
-      {"search-config", &settings.search_config},
+      {"config", &settings.search_config},
   };
   for (const auto& [flag, setting] : flags) {
     if (args.Has(flag)) *setting = {args.Get(flag), std::string("--") + flag};
@@ -87,7 +94,7 @@ int DryRun(const sweep::SweepPlan& plan, const sweep::Shard& shard) {
   if (!csv.ok()) return Fail(kCommand, csv.status().message(), kExitUsage);
   std::cout << *csv;
   std::cerr << "sweep: " << sweep::ShardPoints(plan.grid.size(), shard).size() << " of "
-            << plan.grid.size() << " points in shard " << shard.index << "/" << shard.count << "\n";
+            << Counted(static_cast<int64_t>(plan.grid.size()), "point") << " in shard " << shard.index << "/" << shard.count << "\n";
   return kExitOk;
 }
 
@@ -102,7 +109,7 @@ int RunSweep(int argc, char** argv, int first) {
             "Points are numbered in that order, problems slowest and seeds fastest. A LIST is a\n"
             "comma list of values and ranges: START:STOP:xFACTOR (geometric) or START:STOP:+STEP,\n"
             "both inclusive. Unset hardware values keep each problem's own. Flags override the\n"
-            "--config definition; PROBLEM arguments replace its problems.\n"
+            "--plan file; PROBLEM arguments replace its problems.\n"
             "Each finished row is appended to FILE at once (one complete line), so a killed sweep\n"
             "keeps its rows and --resume runs only the missing points; a completed sweep rewrites\n"
             "FILE sorted by point. A point where some op fits in fast memory at no tile size is a\n"
@@ -111,10 +118,14 @@ int RunSweep(int argc, char** argv, int first) {
             "signal ends at once. See docs/sweeps.md for sharding and merge.",
             SweepOptions(), 0, 1 << 20);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
+  if (!args.Has("dry-run")) {
+    if (!args.Has("output")) return Fail(kCommand, "-o FILE is required (where the rows go)", kExitUsage);
+    if (Status s = CheckOutputOptions(args, {"output"}); !s.ok()) return Fail(kCommand, s.message(), kExitUsage);
+  }
   auto settings = SettingsFromArgs(args);
   if (!settings.ok()) return Fail(kCommand, settings.status().message(), kExitUsage);
   if (settings->problems.empty()) {
-    return Fail(kCommand, "no problem files: give PROBLEM.json arguments or problems in --config",
+    return Fail(kCommand, "no problem files: give PROBLEM.json arguments or a --plan with problems",
                 kExitUsage);
   }
   search::SearchOptions base;
@@ -160,13 +171,13 @@ int RunSweep(int argc, char** argv, int first) {
   auto outcome = sweep::RunSweepPlan(request);
   if (!outcome.ok()) return Fail(kCommand, outcome.status().message(), kExitUsage);
   if (outcome->stopped()) {
-    std::cerr << "sweep: stopped; " << outcome->written << " of " << outcome->points
-              << " points written to " << request.output
+    std::cerr << "sweep: stopped; " << outcome->written << " of "
+              << Counted(static_cast<int64_t>(outcome->points), "point") << " written to " << request.output
               << "; finish with the same command and --resume\n";
     return ExitForSignal(StopSignalNumber() ? StopSignalNumber() : SIGTERM);
   }
   auto by_status = outcome->by_status;
-  std::cerr << "sweep: " << outcome->points << " points (" << by_status["ok"] << " ok, "
+  std::cerr << "sweep: " << Counted(static_cast<int64_t>(outcome->points), "point") << " (" << by_status["ok"] << " ok, "
             << by_status["infeasible"] << " infeasible, " << by_status["error"] << " error) in "
             << FormatNumber(outcome->seconds, 1) << "s; written to " << request.output << "\n";
   return kExitOk;

@@ -39,7 +39,8 @@ void PrintUsage(std::ostream& out) {
     name.resize(12, ' ');
     out << "  " << name << c.summary << "\n";
   }
-  out << "\nRun 'tilesched COMMAND --help' for a command's options.\n";
+  out << "\nRun 'tilesched COMMAND --help' for a command's options.\n\n"
+      << tilesched::cli::ExitStatusHelp();
 }
 
 }  // namespace

@@ -26,8 +26,10 @@ int main(int argc, char** argv) {
             "bound of docs/bounds.md; --gap G stops within G of it).",
             options, 2, 2);
   if (auto code = ParseCommandLine(args, argc, argv, 1)) return *code;
-  auto problem = LoadProblem(args.positional()[0]);
+  std::vector<std::string> warnings;
+  auto problem = LoadProblem(args.positional()[0], &warnings);
   if (!problem.ok()) return Fail("mlsys", problem.status().message(), kExitUsage);
+  PrintWarnings("mlsys", warnings);
   search::SearchOptions base;
   base.time_limit = ContestTimeLimit(ContestTierSeconds(problem->num_ops()));
   auto search_options = SearchOptionsFromArgs(args, base);

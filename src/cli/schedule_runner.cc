@@ -1,9 +1,6 @@
 // ScheduleRunner: anytime output and signal handling around RunSearch.
 #include "schedule_runner.h"
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <chrono>
 #include <condition_variable>
 #include <iostream>
@@ -204,13 +201,14 @@ int ReportOutcome(const search::SearchOptions& options, const RunnerOptions& run
 
 int RunScheduler(const Problem& problem, const search::SearchOptions& options,
                  const RunnerOptions& runner) {
-  if (!runner.output.empty()) {
-    // Fail before searching when the output cannot be written.
-    const std::string dir = std::filesystem::path(runner.output).parent_path().string();
-    if (access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) {
-      return Fail(runner.command, runner.output + ": cannot write to directory '" +
-                                      (dir.empty() ? "." : dir) + "'", kExitUsage);
-    }
+  // Fail before searching when an output cannot be written (commands check their options
+  // first; this covers mlsys's positional OUT.json too).
+  const std::pair<const std::string*, std::string> outputs[] = {
+      {&runner.output, runner.command == "mlsys" ? "OUT.json" : "--output"},
+      {&runner.summary, "--summary"}};
+  for (const auto& [path, what] : outputs) {
+    if (path->empty()) continue;
+    if (Status s = CheckOutputPath(*path, what); !s.ok()) return Fail(runner.command, s.message(), kExitUsage);
   }
   FileObserver observer(problem, options.modes, runner.output);
   std::atomic<int64_t> evaluations{0};

@@ -29,10 +29,10 @@ Status LoadSearchConfig(const std::string& path, search::SearchOptions* options)
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
   auto entries = ParseConfigEntries(*text);
-  if (!entries.ok()) return entries.status().WithContext(path + ": ");
+  if (!entries.ok()) return FileReadError(entries.status(), path, *text, "a search preset");
   for (const auto& [key, value] : *entries) {
     if (Status s = search::ApplyConfigEntry(key, value, options); !s.ok()) {
-      return s.WithContext(path + ": ");
+      return FileReadError(s, path, *text, "a search preset");
     }
   }
   return Status::Ok();

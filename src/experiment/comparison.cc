@@ -170,8 +170,12 @@ Result<ComparisonTable> RunComparison(const ComparisonRequest& request, bool* in
   // Every problem is read before the first run, so that bad input fails at once.
   std::vector<ProblemInput> problems;
   for (const std::string& path : request.problem_paths) {
-    auto problem = LoadProblem(path);
+    std::vector<std::string> warnings;
+    auto problem = LoadProblem(path, &warnings);
     if (!problem.ok()) return problem.status();
+    if (request.progress) {
+      for (const std::string& w : warnings) request.progress("warning: " + w);
+    }
     const double bound = ComputeLowerBounds(*problem, base.modes).best();
     problems.push_back({ProblemName(path), std::move(problem).value(), bound});
   }

@@ -23,7 +23,7 @@ namespace {
 // How the table is made and checked, appended to every generated docs/results.md.
 constexpr const char* kResultsFooter =
     "\n## How this table is made\n\n"
-    "- Regenerate: `./build/src/cli/tilesched results` (about 10 minutes: every benchmark at its "
+    "- Regenerate: `./build/src/cli/tilesched results -o docs/results.md` (about 10 minutes: every benchmark at its "
     "contest budget, one after the other, and a benchmark proven optimal stops at once; then "
     "tier 2 of the bound, up to `--tier2-seconds` (default 120) on each benchmark not proven "
     "optimal; `--only 1,2,3` for a subset, `--budget-scale X` to scale the budgets).\n"

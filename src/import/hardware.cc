@@ -44,8 +44,8 @@ Result<HardwareDescription> ParseHardwareDescription(const std::string& text) {
   json root;
   try {
     root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return Status::Error("hardware: not valid JSON (" + std::string(e.what()) + ")");
+  } catch (const json::exception& e) {
+    return Status::Error("malformed JSON: " + ReadableJsonError(e.what()));
   }
   if (!root.is_object()) return Status::Error("hardware: expected a JSON object");
   if (Status s = CheckKeys(root,
@@ -119,7 +119,7 @@ Result<HardwareDescription> LoadHardwareDescription(const std::string& path) {
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
   auto hw = ParseHardwareDescription(*text);
-  if (!hw.ok()) return hw.status().WithContext(path + ": ");
+  if (!hw.ok()) return FileReadError(hw.status(), path, *text, "a hardware description");
   return hw;
 }
 
@@ -174,8 +174,9 @@ Result<Problem> ScaleBaseCosts(const Problem& problem, double matmul_factor, dou
   return Problem::Create(problem.tensors(), std::move(ops), problem.hardware());
 }
 
-Result<Problem> LoadProblemOnHardware(const std::string& path, const std::string& hardware_path) {
-  auto problem = LoadProblem(path);
+Result<Problem> LoadProblemOnHardware(const std::string& path, const std::string& hardware_path,
+                                      std::vector<std::string>* warnings) {
+  auto problem = LoadProblem(path, warnings);
   if (!problem.ok() || hardware_path.empty()) return problem;
   auto hw = LoadHardwareDescription(hardware_path);
   if (!hw.ok()) return hw.status();

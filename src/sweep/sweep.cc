@@ -86,10 +86,11 @@ struct LoadedProblems {
   }
 };
 
-Result<LoadedProblems> LoadProblems(const SweepGrid& grid) {
+// Reads every problem once; the readers' warnings (unknown keys) go to `warnings` when given.
+Result<LoadedProblems> LoadProblems(const SweepGrid& grid, std::vector<std::string>* warnings) {
   LoadedProblems loaded;
   for (const std::string& path : grid.problems) {
-    auto problem = LoadProblemOnHardware(path, grid.hardware);
+    auto problem = LoadProblemOnHardware(path, grid.hardware, warnings);
     if (!problem.ok()) return problem.status();
     loaded.problems.push_back(std::move(problem).value());
     loaded.names.push_back(ProblemName(path));
@@ -135,7 +136,7 @@ Status RunPending(const SweepRequest& request, const LoadedProblems& loaded,
 }  // namespace
 
 Result<std::string> DryRunCsv(const SweepPlan& plan, const Shard& shard) {
-  auto loaded = LoadProblems(plan.grid);
+  auto loaded = LoadProblems(plan.grid, nullptr);
   if (!loaded.ok()) return loaded.status();
   const std::vector<std::string> key_columns(SweepColumns().begin(),
                                              SweepColumns().begin() + kSweepKeyColumns);
@@ -152,8 +153,10 @@ Result<SweepOutcome> RunSweepPlan(const SweepRequest& request) {
   const Shard& shard = request.shard;
   std::ostream null_stream(nullptr);
   std::ostream& messages = request.messages ? *request.messages : null_stream;
-  auto loaded = LoadProblems(plan.grid);
+  std::vector<std::string> warnings;
+  auto loaded = LoadProblems(plan.grid, &warnings);
   if (!loaded.ok()) return loaded.status();
+  for (const std::string& w : warnings) messages << "sweep: warning: " << w << "\n";
   const std::vector<int64_t> points = ShardPoints(plan.grid.size(), shard);
   const std::string& output = request.output;
   if (output.empty()) return Status::Error("-o FILE is required (where the rows go)");

@@ -1,0 +1,359 @@
+// The command line as a new user meets it (issue 22): time limits of any size, output paths
+// checked before the work, directories and files of the wrong kind given as input, the
+// unknown-key policy of every reader, and every --help (width, the exit-status block, names that
+// exist).
+#include <chrono>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "build_kind.h"
+#include "context.h"
+#include "test_files.h"
+#include "tilesched/io.h"
+
+namespace tilesched {
+namespace {
+
+using testing::RunTool;
+using testing::ScratchDir;
+using testing::Slurp;
+using testing::Spit;
+using testing::ToolRun;
+
+std::string Source(const std::string& relative) {
+  return std::string(TILESCHED_SOURCE_DIR) + "/" + relative;
+}
+std::string Benchmark(int n) {
+  return Source("data/benchmarks/mlsys-2026-" + std::to_string(n) + ".json");
+}
+
+ToolRun Tilesched(const std::vector<std::string>& args, const ScratchDir& dir,
+                  std::chrono::milliseconds limit = std::chrono::seconds(120)) {
+  std::vector<std::string> argv = {TILESCHED_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunTool(argv, dir.path(), {}, limit);
+}
+
+// --- Time limits -----------------------------------------------------------------------------
+
+// A limit of 1e10 s used to wrap around in steady_clock's nanoseconds and end the search at once
+// with the singletons (419,430.4 on benchmark 1); it is the same run as any long limit.
+TEST(CliTimeLimit, AnySizeIsARunUntilProvenOptimal) {
+  const ScratchDir dir("cli_time");
+  for (const std::string limit : {"1e10", "1e300"}) {
+    SCOPED_TRACE("--time-limit " + limit);
+    const std::string summary = dir.File("summary.json");
+    const ToolRun run = Tilesched({"schedule", Benchmark(1), "-o", dir.File("s.json"),
+                                   "--time-limit", limit, "--summary", summary},
+                                  dir);
+    ASSERT_EQ(run.code, 0) << run.err;
+    const std::string text = Slurp(summary);
+    EXPECT_NE(text.find("\"latency\": 367001.6"), std::string::npos) << text;
+    EXPECT_NE(text.find("\"optimal\": true"), std::string::npos) << text;
+  }
+  // The same through a search preset.
+  Spit(dir.File("long.json"), "{\"time_limit\": 1e10}");
+  const ToolRun preset = Tilesched({"schedule", Benchmark(1), "-o", dir.File("s.json"), "--config",
+                                    dir.File("long.json"), "--summary", dir.File("p.json")},
+                                   dir);
+  ASSERT_EQ(preset.code, 0) << preset.err;
+  EXPECT_NE(Slurp(dir.File("p.json")).find("\"optimal\": true"), std::string::npos);
+}
+
+TEST(CliTimeLimit, BudgetHoldsTheLongestDeadline) {
+  for (double seconds : {1e9, 1e10, 1e300}) {
+    const search::Budget budget(seconds, nullptr);
+    EXPECT_FALSE(budget.Expired()) << seconds;
+    EXPECT_TRUE(budget.has_deadline());
+    EXPECT_GT(budget.Remaining(), 0.99 * search::kLongestLimitSeconds) << seconds;
+  }
+}
+
+// --- Output paths ----------------------------------------------------------------------------
+
+struct OutputCase {
+  std::string name;
+  std::vector<std::string> args;  // "OUT" is replaced by a directory
+};
+
+// Every command that writes a file, each given a directory as that file: each must fail with
+// exit 2 before it starts its work (the schedule, sweep, compare and results runs below would
+// take minutes).
+std::vector<OutputCase> OutputCases() {
+  return {
+      {"ScheduleOutput", {"schedule", Benchmark(8), "-o", "OUT", "--time-limit", "600"}},
+      {"ScheduleSummary", {"schedule", Benchmark(8), "--summary", "OUT", "--time-limit", "600"}},
+      {"Sweep", {"sweep", Benchmark(8), "--capacity", "20000:640000:x2", "--time-limit", "60", "-o", "OUT"}},
+      {"Compare", {"compare", Benchmark(8), "--time-limit", "60", "-o", "OUT"}},
+      {"Results", {"results", "-o", "OUT"}},
+      {"ResultsGolden", {"results", "--iterations", "5000", "--write-golden", "OUT"}},
+      {"Import", {"import", Source("data/models/mlp.onnx"), "--hardware",
+                  Source("configs/hardware/contest_like.json"), "-o", "OUT"}},
+      {"Generate", {"generate", "stack", "--blocks", "2", "-o", "OUT"}},
+      {"Dot", {"dot", Benchmark(1), "-o", "OUT"}},
+      {"Merge", {"merge", Benchmark(1), "-o", "OUT"}},
+      {"Plot", {"plot", Benchmark(1), "-o", "OUT"}},
+      {"Report", {"report", Benchmark(1), Benchmark(1), "-o", "OUT"}},
+  };
+}
+
+class CliOutputTest : public ::testing::TestWithParam<OutputCase> {};
+
+TEST_P(CliOutputTest, ADirectoryFailsBeforeTheWork) {
+  const ScratchDir dir("cli_output");
+  std::vector<std::string> args = GetParam().args;
+  for (std::string& a : args) {
+    if (a == "OUT") a = dir.path();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const ToolRun run = Tilesched(args, dir);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(run.code, 2) << run.err;
+  EXPECT_NE(run.err.find("is a directory, expected a file name"), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  // The work itself takes minutes; a check before it, well under a second even on a loaded
+  // machine under sanitizers.
+  EXPECT_LT(seconds, testing::kInstrumentedBuild ? 30.0 : 10.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, CliOutputTest, ::testing::ValuesIn(OutputCases()),
+                         [](const ::testing::TestParamInfo<OutputCase>& param_info) {
+                           return param_info.param.name;
+                         });
+
+TEST(CliOutput, MlsysChecksItsOutputFirst) {
+  const ScratchDir dir("cli_mlsys");
+  const ToolRun run = RunTool({TILESCHED_MLSYS, Benchmark(8), dir.path(), "--time-limit", "600"},
+                              dir.path());
+  EXPECT_EQ(run.code, 2);
+  EXPECT_NE(run.err.find("OUT.json: " + dir.path() + " is a directory"), std::string::npos) << run.err;
+}
+
+TEST(CliOutput, AMissingFolderIsNamed) {
+  const ScratchDir dir("cli_missing");
+  const ToolRun run = Tilesched({"schedule", Benchmark(1), "-o", dir.File("absent/s.json")}, dir);
+  EXPECT_EQ(run.code, 2);
+  EXPECT_NE(run.err.find("--output: directory '" + dir.File("absent") + "'"), std::string::npos)
+      << run.err;
+}
+
+// --- Inputs of the wrong kind ----------------------------------------------------------------
+
+TEST(CliInput, ADirectoryIsSaidToBeOne) {
+  const ScratchDir dir("cli_dir_input");
+  const std::vector<std::vector<std::string>> runs = {
+      {"info", dir.path()},
+      {"schedule", dir.path()},
+      {"evaluate", Benchmark(1), dir.path()},
+      {"bound", dir.path()},
+      {"import", dir.path(), "--hardware", Source("configs/hardware/contest_like.json"), "-o",
+       dir.File("p.json")},
+      {"info", Benchmark(1), "--hardware", dir.path()},
+      {"schedule", Benchmark(1), "--config", dir.path()},
+      {"sweep", "--plan", dir.path(), "-o", dir.File("s.csv")},
+  };
+  for (const auto& args : runs) {
+    const ToolRun run = Tilesched(args, dir);
+    EXPECT_EQ(run.code, 2) << args[0];
+    EXPECT_NE(run.err.find(dir.path() + ": is a directory, expected a file"), std::string::npos)
+        << run.err;
+  }
+}
+
+TEST(CliInput, AFileOfAnotherKindIsNamed) {
+  const ScratchDir dir("cli_kind");
+  const std::string plan = Source("configs/sweeps/modes.json");
+  const std::string hardware = Source("configs/hardware/contest_like.json");
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const Case cases[] = {
+      {{"info", plan}, "modes.json: this is a sweep plan, not a problem file"},
+      {{"evaluate", Benchmark(1), Benchmark(2)}, "mlsys-2026-2.json: this is a problem file, not a solution file"},
+      {{"schedule", Benchmark(1), "--config", Benchmark(2)}, "this is a problem file, not a search preset"},
+      {{"schedule", Benchmark(1), "--config", plan}, "this is a sweep plan, not a search preset"},
+      {{"info", Benchmark(1), "--hardware", Benchmark(2)}, "this is a problem file, not a hardware description"},
+      {{"sweep", "--plan", Benchmark(2), "-o", dir.File("s.csv")}, "this is a problem file, not a sweep plan"},
+      {{"sweep", "--plan", hardware, "-o", dir.File("s.csv")}, "this is a hardware description, not a sweep plan"},
+  };
+  for (const Case& c : cases) {
+    const ToolRun run = Tilesched(c.args, dir);
+    EXPECT_EQ(run.code, 2) << c.args[0];
+    EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  }
+}
+
+TEST(CliInput, TruncatedFilesGetTheSameCleanLineFromEveryReader) {
+  const ScratchDir dir("cli_truncated");
+  const std::string hardware = Slurp(Source("configs/hardware/contest_like.json"));
+  Spit(dir.File("hw.json"), hardware.substr(0, hardware.size() / 2));
+  const std::string problem = Slurp(Benchmark(1));
+  Spit(dir.File("p.json"), problem.substr(0, problem.size() / 2));
+  Spit(dir.File("preset.json"), "{\"beam_width\": ");
+  const std::vector<std::vector<std::string>> runs = {
+      {"info", Benchmark(1), "--hardware", dir.File("hw.json")},
+      {"info", dir.File("p.json")},
+      {"schedule", Benchmark(1), "--config", dir.File("preset.json")},
+  };
+  for (const auto& args : runs) {
+    const ToolRun run = Tilesched(args, dir);
+    EXPECT_EQ(run.code, 2);
+    EXPECT_NE(run.err.find(": malformed JSON: parse error at line "), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("json.exception"), std::string::npos) << run.err;
+  }
+}
+
+// --- Unknown keys ----------------------------------------------------------------------------
+
+// Problem and solution files (the contest's format) warn on an unknown key and go on; the keys
+// `tilesched import` writes are accepted silently.
+TEST(CliUnknownKeys, ContestFilesWarnAndGoOn) {
+  const ScratchDir dir("cli_keys");
+  std::string problem = Slurp(Benchmark(1));
+  const size_t close = problem.rfind('}');
+  Spit(dir.File("extra.json"), problem.substr(0, close) + ", \"name\": \"one\"}");
+  Spit(dir.File("named.json"),
+       problem.substr(0, close) + ", \"op_names\": [], \"op_sources\": [], \"tensor_names\": []}");
+  const ToolRun extra = Tilesched({"info", dir.File("extra.json")}, dir);
+  EXPECT_EQ(extra.code, 0) << extra.err;
+  EXPECT_EQ(extra.err, "tilesched info: warning: " + dir.File("extra.json") +
+                           ": unknown key \"name\" ignored (not part of the problem format)\n");
+  const ToolRun named = Tilesched({"info", dir.File("named.json")}, dir);
+  EXPECT_EQ(named.code, 0) << named.err;
+  EXPECT_EQ(named.err, "");
+
+  const std::string solution = dir.File("s.json");
+  ASSERT_EQ(Tilesched({"schedule", Benchmark(1), "-o", solution, "--quiet"}, dir).code, 0);
+  std::string text = Slurp(solution);
+  Spit(solution, text.substr(0, text.rfind('}')) + ", \"solver\": \"x\"}");
+  const ToolRun evaluate = Tilesched({"evaluate", Benchmark(1), solution}, dir);
+  EXPECT_EQ(evaluate.code, 0) << evaluate.err;
+  EXPECT_NE(evaluate.err.find("unknown key \"solver\" ignored (not part of the solution format)"),
+            std::string::npos)
+      << evaluate.err;
+
+  // The library reports the same warnings to its caller.
+  std::vector<std::string> warnings;
+  auto parsed = LoadProblem(dir.File("extra.json"), &warnings);
+  ASSERT_TRUE(parsed.ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("\"name\""), std::string::npos);
+}
+
+// The project's own config files refuse an unknown key, naming it.
+TEST(CliUnknownKeys, ConfigFilesRefuse) {
+  const ScratchDir dir("cli_config_keys");
+  std::string hardware = Slurp(Source("configs/hardware/contest_like.json"));
+  Spit(dir.File("hw.json"), "{\"colour\": 1," + hardware.substr(hardware.find('{') + 1));
+  Spit(dir.File("preset.json"), "{\"colour\": 1}");
+  Spit(dir.File("plan.json"), "{\"problems\": [\"" + Benchmark(1) + "\"], \"colour\": [1]}");
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const Case cases[] = {
+      {{"info", Benchmark(1), "--hardware", dir.File("hw.json")}, "hardware: unknown key 'colour'"},
+      {{"schedule", Benchmark(1), "--config", dir.File("preset.json")}, "unknown config key 'colour'"},
+      {{"sweep", "--plan", dir.File("plan.json"), "-o", dir.File("s.csv")}, "colour: unknown key"},
+  };
+  for (const Case& c : cases) {
+    const ToolRun run = Tilesched(c.args, dir);
+    EXPECT_EQ(run.code, 2) << run.err;
+    EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
+  }
+}
+
+// --- Help texts ------------------------------------------------------------------------------
+
+const std::vector<std::string> kCommands = {"schedule", "evaluate", "info",  "bound",  "results",
+                                            "sweep",    "merge",    "plot",  "compare", "report",
+                                            "dot",      "import",   "generate"};
+
+// The options a help text lists (the "options:" block), without their leading dashes.
+std::set<std::string> ListedOptions(const std::string& help) {
+  std::set<std::string> names;
+  const std::regex option(R"(^  (?:-[a-z], )?--([a-z0-9-]+))");
+  std::istringstream lines(help.substr(help.find("\noptions:\n")));
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, option)) names.insert(m[1]);
+  }
+  return names;
+}
+
+TEST(CliHelp, EveryHelpIsNarrowEndsWithTheExitStatusAndNamesWhatExists) {
+  const ScratchDir dir("cli_help");
+  std::vector<std::pair<std::string, ToolRun>> helps;
+  for (const std::string& command : kCommands) helps.push_back({command, Tilesched({command, "--help"}, dir)});
+  helps.push_back({"tilesched", Tilesched({"--help"}, dir)});
+  helps.push_back({"mlsys", RunTool({TILESCHED_MLSYS, "--help"}, dir.path())});
+  const ToolRun reference = Tilesched({"--help"}, dir);
+  const std::string block = reference.out.substr(reference.out.find("exit status: "));
+  for (const auto& [command, run] : helps) {
+    SCOPED_TRACE(command);
+    ASSERT_EQ(run.code, 0);
+    std::istringstream lines(run.out);
+    for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
+    ASSERT_GE(run.out.size(), block.size());
+    EXPECT_EQ(run.out.substr(run.out.size() - block.size()), block);
+    if (command == "tilesched") continue;
+    // Every --option the text mentions is one of the command's own; quoted commands (`tilesched
+    // sweep --shard`) and the shared exit-status block may name other commands' options.
+    const std::set<std::string> listed = ListedOptions(run.out);
+    const std::string own =
+        std::regex_replace(run.out.substr(0, run.out.size() - block.size()), std::regex("`[^`]*`"), "");
+    const std::regex mention(R"(--([a-z][a-z0-9-]+))");
+    for (auto it = std::sregex_iterator(own.begin(), own.end(), mention);
+         it != std::sregex_iterator(); ++it) {
+      const std::string name = (*it)[1];
+      EXPECT_TRUE(listed.count(name) || name == "help") << "--" << name;
+    }
+    // Every file of the repository it names exists.
+    const std::regex path(R"(((?:docs|configs|data)/[A-Za-z0-9_./*-]*[A-Za-z0-9_]))");
+    for (auto it = std::sregex_iterator(run.out.begin(), run.out.end(), path);
+         it != std::sregex_iterator(); ++it) {
+      const std::string named = (*it)[1];
+      if (named.find('*') != std::string::npos) continue;
+      EXPECT_TRUE(std::filesystem::exists(Source(named))) << named;
+    }
+  }
+}
+
+TEST(CliHelp, ShortOutputAliasesAreShownAsSuch) {
+  const ScratchDir dir("cli_alias");
+  for (const std::string command : {"schedule", "import", "sweep", "merge", "report", "dot"}) {
+    const ToolRun run = Tilesched({command, "--help"}, dir);
+    EXPECT_NE(run.out.find("  -o, --output "), std::string::npos) << command << "\n" << run.out;
+  }
+}
+
+// --- Output text -----------------------------------------------------------------------------
+
+TEST(CliOutputText, SweepRowsAndMessagesReadCleanly) {
+  const ScratchDir dir("cli_sweep_text");
+  const ToolRun run = Tilesched({"sweep", Benchmark(1), "--capacity", "30000", "--iterations",
+                                 "50", "-o", dir.File("s.csv")},
+                                dir);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.err.find("sweep: 1 point (1 ok"), std::string::npos) << run.err;
+  // 406,323.2 as the evaluator's sum is 406323.20000000007; the row shows 12 digits.
+  EXPECT_NE(Slurp(dir.File("s.csv")).find(",406323.2,"), std::string::npos) << Slurp(dir.File("s.csv"));
+}
+
+TEST(CliOutputText, ResultsPrintsItsTableWithoutTouchingTheTree) {
+  const ScratchDir dir("cli_results");
+  const ToolRun run = Tilesched({"results", "--only", "1", "--iterations", "20", "--tier2-seconds", "0"}, dir);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("| 1 |"), std::string::npos) << run.out;
+}
+
+}  // namespace
+}  // namespace tilesched
