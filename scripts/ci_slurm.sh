@@ -64,6 +64,18 @@ wait_for() {
 }
 field() { scontrol show job "$1" 2>/dev/null | grep -o "\b$2=[^ ]*" | head -n 1 | cut -d= -f2; }
 state_is() { [ "$(field "$1" JobState)" = "$2" ]; }
+# waits until job $1 is in state $2; fails at once if it ends in another state
+wait_end() {
+  local state end=$((SECONDS + 120))
+  while state=$(field "$1" JobState); [ "$state" != "$2" ]; do
+    case $state in
+      COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE)
+        fail "job $1 ended $state, not $2" ;;
+    esac
+    [ "$SECONDS" -lt "$end" ] || fail "job $1 is still ${state:-unknown} after 120 s, not $2"
+    sleep 0.2
+  done
+}
 rows() {
   local n
   n=$(grep -c '^[0-9]' "$1" 2>/dev/null) || true
@@ -110,7 +122,7 @@ say "local unsharded sweep done"
 dir=$work/array
 job=$(submit_sweep "$dir" 4 --array=0-3)
 merge=$(submit_merge "$dir" "$job")
-wait_for "merge job $merge completed" 120 state_is "$merge" COMPLETED
+wait_end "$merge" COMPLETED
 for task in 0 1 2 3; do
   state_is "${job}_$task" COMPLETED || fail "task ${job}_$task is $(field "${job}_$task" JobState)"
 done
@@ -135,7 +147,7 @@ wait_for "3 rows of task ${job}_0" 60 has_rows "$shard" 3
 kept_requeue=$(grep '^[0-9]' "$shard")
 scontrol requeue "${job}_0"
 wait_for "task ${job}_0 back after scontrol requeue" 60 restarted "${job}_0" 2
-wait_for "merge job $merge completed" 120 state_is "$merge" COMPLETED
+wait_end "$merge" COMPLETED
 [ "$(grep -c '^sweep: stopped; ' "$dir/slurm-${job}_0.log")" -eq 2 ] ||
   fail "task 0's log does not show two stops"
 kept_in "$shard" "$kept_usr1"
@@ -149,7 +161,7 @@ job=$(submit_sweep "$dir" 4 --array=0-3)
 merge=$(submit_merge "$dir" "$job")
 wait_for "a row of task ${job}_0" 60 running_with_rows "${job}_0" "$dir/shard-0.csv" 1
 scancel "${job}_0"
-wait_for "merge job $merge cancelled" 120 state_is "$merge" CANCELLED
+wait_end "$merge" CANCELLED
 [ "$(field "$merge" Reason)" = DependencyNeverSatisfied ] ||
   fail "merge job $merge: reason $(field "$merge" Reason)"
 [ ! -e "$dir/sweep.csv" ] && ! ls "$dir"/merge-*.log >/dev/null 2>&1 || fail "the merge job ran"
@@ -161,7 +173,7 @@ grep -q "^tilesched merge: point 4 of $points is missing" "$dir/merge.err" ||
 [ ! -e "$dir/sweep.csv" ] || fail "merge of an incomplete sweep wrote $dir/sweep.csv"
 job=$(submit_sweep "$dir" 4 --array=0)
 merge=$(submit_merge "$dir" "$job")
-wait_for "merge job $merge completed" 120 state_is "$merge" COMPLETED
+wait_end "$merge" COMPLETED
 same_rows "$dir/sweep.csv"
 say "cancelled shard: merge job not run, merge names point 4; shard resubmitted: identical rows"
 

@@ -131,15 +131,15 @@ start() {
   slurmctld -f "$conf" || { show_logs; die "slurmctld did not start"; }
   slurmd -f "$conf" -N "$(hostname -s)" || { show_logs; die "slurmd did not start"; }
 
-  local waited=0 state=""
-  while [ "$waited" -lt "$((timeout * 2))" ]; do
+  local deadline=$((SECONDS + timeout)) state=""
+  while [ "$SECONDS" -lt "$deadline" ]; do
     state=$(sinfo -h -N -o %T 2>/dev/null | head -n 1) || true
     [ "$state" = idle ] && break
-    for name in "${daemons[@]}"; do
-      daemon_pid "$name" >/dev/null || { show_logs; stop >/dev/null 2>&1; die "$name exited while starting"; }
+    for name in "${daemons[@]}"; do  # a daemon writes its pid file once it runs
+      [ -s "$dir/$name.pid" ] && ! daemon_pid "$name" >/dev/null &&
+        { show_logs; stop >/dev/null 2>&1; die "$name exited while starting"; }
     done
     sleep 0.5
-    waited=$((waited + 1))
   done
   if [ "$state" != idle ]; then
     show_logs
