@@ -1,4 +1,4 @@
-// `tilesched sweep`: parses the sweep's flags and definition into a plan, runs it through the
+// `tilesched sweep`: parses the sweep's flags and plan file (--plan) into a plan, runs it through the
 // sweep library (RunSweepPlan, src/sweep/sweep.h) and prints the summary.
 #include <unistd.h>
 

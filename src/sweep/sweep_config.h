@@ -1,4 +1,4 @@
-// Sweep settings: what `tilesched sweep` runs, gathered from a sweep definition file
+// Sweep settings: what `tilesched sweep` runs, gathered from a sweep plan file (--plan)
 // (configs/sweeps/*.json) and command-line flags, then turned into a grid and search options.
 //
 // Entry points: ApplySweepDefinition(text, name, settings) reads a definition strictly (an
