@@ -236,7 +236,24 @@ Result<Problem> ParseProblem(const std::string& text) {
     hw.native_w = values[0];
     hw.native_h = values[1];
   }
-  return Problem::Create(std::move(tensors), std::move(ops), hw);
+  auto problem = Problem::Create(std::move(tensors), std::move(ops), hw);
+  if (!problem.ok()) return problem;
+  // Optional model names (an imported problem's, docs/import.md); contest files have none.
+  ProblemNames names;
+  for (auto [key, list] : {std::pair{"op_names", &names.ops}, std::pair{"tensor_names", &names.tensors}}) {
+    auto it = root.find(key);
+    if (it == root.end()) continue;
+    if (!it->is_array()) return Fail(key, "expected an array of strings, got " + TypeOf(*it));
+    for (size_t i = 0; i < it->size(); ++i) {
+      const json& name = (*it)[i];
+      if (!name.is_string()) {
+        return Fail(std::string(key) + "[" + std::to_string(i) + "]", "expected a string, got " + TypeOf(name));
+      }
+      list->push_back(name.get<std::string>());
+    }
+  }
+  if (names.ops.empty() && names.tensors.empty()) return problem;
+  return problem->WithNames(std::move(names));
 }
 
 Result<Problem> LoadProblem(const std::string& path) {
@@ -379,8 +396,10 @@ std::string ProblemToJson(const Problem& problem) {
   out += "  \"base_costs\": " + costs.dump() + ",\n";
   out += "  \"fast_memory_capacity\": " + json(hw.fast_memory_capacity).dump() + ",\n";
   out += "  \"slow_memory_bandwidth\": " + json(hw.slow_memory_bandwidth).dump() + ",\n";
-  out += "  \"native_granularity\": " + json::array({hw.native_w, hw.native_h}).dump() + "\n";
-  out += "}\n";
+  out += "  \"native_granularity\": " + json::array({hw.native_w, hw.native_h}).dump();
+  if (!problem.names().ops.empty()) out += ",\n  \"op_names\": " + json(problem.names().ops).dump(-1, ' ', false, json::error_handler_t::replace);
+  if (!problem.names().tensors.empty()) out += ",\n  \"tensor_names\": " + json(problem.names().tensors).dump(-1, ' ', false, json::error_handler_t::replace);
+  out += "\n}\n";
   return out;
 }
 

@@ -353,10 +353,11 @@ std::vector<ValuesPtr> EvalConstantNode(const onnx::NodeProto& node, const std::
         return o;
       };
     } else if (op == "Gather") {
-      const Dims& idx_dims = *in[1].dims;
+      const Dims idx_dims = *in[1].dims;
       const std::vector<int64_t> is = Strides(idx_dims);
-      const std::vector<double>& idx = *in[1].values;
-      source = [&, axis](const std::vector<int64_t>& p) {
+      const ValuesPtr idx_values = in[1].values;
+      source = [&x_dims, &xs, idx_dims, is, idx_values, axis](const std::vector<int64_t>& p) {
+        const std::vector<double>& idx = *idx_values;
         const auto a = static_cast<size_t>(axis);
         int64_t k = 0;
         for (size_t d = 0; d < idx_dims.size(); ++d) k += p[a + d] * is[d];
@@ -370,9 +371,10 @@ std::vector<ValuesPtr> EvalConstantNode(const onnx::NodeProto& node, const std::
         return o;
       };
     } else if (op == "GatherElements") {
-      const std::vector<double>& idx = *in[1].values;
+      const ValuesPtr idx_values = in[1].values;
       const std::vector<int64_t> is = Strides(out);
-      source = [&, axis](const std::vector<int64_t>& p) {
+      source = [&x_dims, &xs, idx_values, is, axis](const std::vector<int64_t>& p) {
+        const std::vector<double>& idx = *idx_values;
         int64_t k = 0;
         for (size_t d = 0; d < p.size(); ++d) k += p[d] * is[d];
         auto i = static_cast<int64_t>(idx[static_cast<size_t>(k)]);

@@ -78,8 +78,37 @@ int ModelGraph::NewTensor(int64_t rows, int64_t cols, std::string name) {
   return static_cast<int>(tensors_.size()) - 1;
 }
 
+std::string JoinNames(const std::vector<std::string>& parts) {
+  // A suffix "[...]" shared by every part (a head index) is written once, at the end.
+  std::string suffix;
+  if (const size_t open = parts.front().rfind('['); open != std::string::npos && parts.front().back() == ']') {
+    suffix = parts.front().substr(open);
+    for (const std::string& p : parts) {
+      if (p.size() < suffix.size() || p.compare(p.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        suffix.clear();
+        break;
+      }
+    }
+  }
+  std::string out, module;
+  for (const std::string& full : parts) {
+    const std::string p = full.substr(0, full.size() - suffix.size());
+    const size_t slash = p.rfind('/');
+    const std::string m = slash == std::string::npos ? "" : p.substr(0, slash);
+    if (out.empty()) {
+      out = p;
+    } else if (!m.empty() && m == module) {  // same module: only the operation
+      out += "+" + p.substr(slash + 1);
+    } else {
+      out += "+" + p;
+    }
+    module = m;
+  }
+  return out + suffix;
+}
+
 Status ModelGraph::Collect(const View& v, bool inline_here, std::vector<int>* ids, double* work,
-                           std::string* names, std::string* types) {
+                           std::vector<std::string>* names, std::string* types) {
   const VTensor& x = vtensors_[v.vt];
   if (inline_here) {
     // A row-wise op needs whole rows of its output: a view cutting its columns would need
@@ -97,7 +126,7 @@ Status ModelGraph::Collect(const View& v, bool inline_here, std::vector<int>* id
       if (Status s = Collect(sub, fold, ids, work, names, types); !s.ok()) return s;
     }
     *work += x.work;
-    *names += (names->empty() ? "" : "+") + x.op_name;
+    names->push_back(x.op_name);
     *types += (types->empty() ? "" : "+") + x.op_type;
     return Status::Ok();
   }
@@ -128,18 +157,19 @@ Result<int> ModelGraph::Realize(const View& v) {
       if (!r.ok()) return r.status();
       out = NewTensor(v.rows(), v.cols(), name);
       ops_.push_back({OpType::kMatMul, {*l, *r}, out, MatMulBaseCost(*hw_, k)});
-      op_names_.push_back(x.op_name);
+      op_names_.push_back(x.op_name + ViewSuffix(v, x));
       op_sources_.push_back(x.op_type);
       break;
     }
     case VTensor::Kind::kPointwise: {
       std::vector<int> ids;
       double work = 0;
-      std::string names, types;
+      std::vector<std::string> names;
+      std::string types;
       if (Status s = Collect(v, /*inline_here=*/true, &ids, &work, &names, &types); !s.ok()) return s;
       out = NewTensor(v.rows(), v.cols(), name);
       ops_.push_back({OpType::kPointwise, ids, out, PointwiseBaseCost(*hw_, work)});
-      op_names_.push_back(names);
+      op_names_.push_back(JoinNames(names) + ViewSuffix(v, x));
       op_sources_.push_back(types);
       break;
     }
@@ -188,7 +218,9 @@ Result<ImportedModel> ModelGraph::Build(const std::vector<View>& outputs, const 
   Hardware hardware = DeriveHardware(hw);
   auto problem = Problem::Create(tensors_, ops_, hardware);
   if (!problem.ok()) return problem.status().WithContext("imported problem: ");
-  return ImportedModel{std::move(problem).value(), op_names_, op_sources_, tensor_names_};
+  auto named = problem->WithNames({op_names_, tensor_names_});
+  if (!named.ok()) return named.status();
+  return ImportedModel{std::move(named).value(), op_names_, op_sources_, tensor_names_, {}};
 }
 
 }  // namespace tilesched::import_internal
