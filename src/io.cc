@@ -8,6 +8,7 @@
 
 #include "tilesched/file_util.h"
 #include "tilesched/graph.h"
+#include "tilesched/model_names.h"
 #include "tilesched/report_json.h"
 
 namespace tilesched {
@@ -426,7 +427,7 @@ json ModesJson(const CostModes& modes) {
 
 }  // namespace
 
-std::string EvaluationToJson(const Schedule& schedule, const Evaluation& evaluation,
+std::string EvaluationToJson(const Problem& problem, const Schedule& schedule, const Evaluation& evaluation,
                              const CostModes& modes, const LowerBounds& bounds) {
   json out;
   out["valid"] = true;
@@ -464,12 +465,18 @@ std::string EvaluationToJson(const Schedule& schedule, const Evaluation& evaluat
         {"op_work", OpWorkJson(c.op_work)},
         {"recomputation_time", RecomputationTime(c.op_work)},
     });
+    if (!problem.names().ops.empty()) {
+      json names = json::array();
+      for (int o : sg.ops) names.push_back(problem.op_name(o));
+      subgraphs.back()["label"] = SubgraphLabel(problem, sg.ops);
+      subgraphs.back()["op_names"] = std::move(names);
+    }
   }
   out["subgraphs"] = std::move(subgraphs);
   out["op_work"] = OpWorkJson(evaluation.op_work);
   out["recomputation_time"] = RecomputationTime(evaluation.op_work);
   out["warnings"] = evaluation.warnings;
-  return out.dump(2) + "\n";
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 std::string InvalidEvaluationToJson(const std::string& error, const CostModes& modes) {
@@ -495,6 +502,7 @@ std::string ProblemInfoToJson(const Problem& problem, const LowerBounds& bounds,
                        : problem.producer(t) >= 0   ? "intermediate"
                                                     : "unused";
     tensors.push_back({{"id", t}, {"rows", x.height}, {"cols", x.width}, {"role", role}});
+    if (!problem.tensor_name(t).empty()) tensors.back()["name"] = problem.tensor_name(t);
   }
   json ops = json::array();
   for (int o = 0; o < problem.num_ops(); ++o) {
@@ -505,6 +513,7 @@ std::string ProblemInfoToJson(const Problem& problem, const LowerBounds& bounds,
                    {"output", op.output},
                    {"base_cost", op.base_cost},
                    {"compute_once", OpComputeOnce(problem, o, modes.matmul_reduction)}});
+    if (!problem.op_name(o).empty()) ops.back()["name"] = problem.op_name(o);
   }
   out["tensors"] = std::move(tensors);
   out["ops"] = std::move(ops);
@@ -513,7 +522,7 @@ std::string ProblemInfoToJson(const Problem& problem, const LowerBounds& bounds,
   out["modes"] = ModesJson(modes);
   out["lower_bound"] = {{"compute", bounds.compute}, {"io", bounds.io}, {"traffic", bounds.traffic},
                         {"best", bounds.best()}};
-  return out.dump(2) + "\n";
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> ParseConfigEntries(const std::string& text) {

@@ -78,7 +78,22 @@ int ModelGraph::NewTensor(int64_t rows, int64_t cols, std::string name) {
   return static_cast<int>(tensors_.size()) - 1;
 }
 
-std::string JoinNames(const std::vector<std::string>& parts) {
+std::string JoinNames(const std::vector<std::string>& joined) {
+  std::vector<std::string> parts;  // each node once, in order (a part may already be joined)
+  for (const std::string& j : joined) {
+    size_t start = 0;
+    while (start <= j.size()) {
+      const size_t plus = std::min(j.find('+', start), j.size());
+      std::string p = j.substr(start, plus - start);
+      if (const size_t slash = p.rfind('/'); slash == std::string::npos && !parts.empty()) {
+        // "mul_5" after "m.layers.0.self_attn/neg": the same module, written once
+        const std::string& prev = parts.back();
+        if (const size_t ps = prev.rfind('/'); ps != std::string::npos) p = prev.substr(0, ps + 1) + p;
+      }
+      if (parts.empty() || parts.back() != p) parts.push_back(p);
+      start = plus + 1;
+    }
+  }
   // A suffix "[...]" shared by every part (a head index) is written once, at the end.
   std::string suffix;
   if (const size_t open = parts.front().rfind('['); open != std::string::npos && parts.front().back() == ']') {

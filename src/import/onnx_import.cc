@@ -130,6 +130,7 @@ class Importer {
   std::unordered_map<std::string, int> inputs_made_;  // constants made graph inputs, by name
   std::set<std::string> graph_outputs_;
   std::string model_name_;  // of the node being mapped
+  std::string node_type_;   // its ONNX op type
   ImportSummary summary_;
 };
 
@@ -222,7 +223,7 @@ Result<Blocks> Importer::BlockMatMul(const Blocks& a, const Blocks& b, const std
         if (k / ks > 1) part += (part.empty() ? "" : ",") + std::string("part ") + std::to_string(ka / ks);
         terms.push_back(graph_.Full(graph_.AddMatMul(lhs, rhs, out + (k / ks > 1 ? ".part" : ""),
                                                      model_name_ + (part.empty() ? "" : "[" + part + "]"),
-                                                     "MatMul")));
+                                                     node_type_)));
       }
       if (terms.size() == 1) {
         c.views.push_back(terms[0]);
@@ -390,7 +391,7 @@ Result<Value> Importer::Conv(const std::vector<const Value*>& in, const Dims& ou
   const int64_t m = w.dims[0];
   const View p = graph_.Full(graph_.AddInput(image + "[patches]", patches, k));
   const View wt = graph_.Full(graph_.AddInput(w.name + "[im2col]^T", k, m));
-  View product = graph_.Full(graph_.AddMatMul(p, wt, node.output(0), model_name_, "MatMul"));
+  View product = graph_.Full(graph_.AddMatMul(p, wt, node.output(0), model_name_, node_type_));
   // Rows of the product run over (N, spatial...), columns over the output channels.
   Layout layout;
   layout.dims = out_dims;
@@ -617,6 +618,7 @@ Status Importer::Node(const onnx::NodeProto& node, int index) {
   if (node.output_size() < 1 || node.output(0).empty()) return NodeError(label, "has no output");
   if (op != "Constant" && node.input_size() < 1) return NodeError(label, "has no input");
   model_name_ = import_internal::ModelNodeName(node, index);
+  node_type_ = op;
   std::vector<const Value*> in;
   std::vector<NodeInput> shapes;
   for (int i = 0; i < node.input_size(); ++i) {
@@ -670,7 +672,10 @@ Status Importer::Node(const onnx::NodeProto& node, int index) {
       v.values = computed[i];
       v.dtype = import_internal::ConstantOutputType(node, ci, i);
       v.name = i < static_cast<size_t>(node.output_size()) ? node.output(static_cast<int>(i)) : "";
+      // A graph input made of a reshaped, transposed or gathered initializer is named after it.
       if (op == "Gather" && in[0] && in[1]) v.name = in[0]->name + "[" + in[1]->name + "]";
+      if (AliasOps().count(op) && in[0]) v.name = in[0]->name;
+      if (op == "Transpose" && in[0] && in[0]->dims.size() == 2) v.name = in[0]->name + "^T";
       outs.push_back(v);
     }
   } else if (op == "Gather" && in[0]->kind == Kind::kConstant && in[1]->kind == Kind::kIndex) {
