@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
+#include <set>
 
 namespace tilesched::import_internal {
 
@@ -122,10 +124,12 @@ std::string JoinNames(const std::vector<std::string>& joined) {
   return out + suffix;
 }
 
-Status ModelGraph::Collect(const View& v, bool inline_here, std::vector<int>* ids, double* work,
+Status ModelGraph::Collect(const View& v, bool inline_here, Fold* fold, std::vector<int>* ids, double* work,
                            std::vector<std::string>* names, std::string* types) {
   const VTensor& x = vtensors_[v.vt];
   if (inline_here) {
+    // A producer read along several paths of the folded op is computed once.
+    if (!fold->done.insert(v.key()).second) return Status::Ok();
     // A row-wise op needs whole rows of its output: a view cutting its columns would need
     // row statistics from outside the slice.
     if (x.rowwise && (v.c0 != 0 || v.c1 != x.cols)) {
@@ -137,8 +141,8 @@ Status ModelGraph::Collect(const View& v, bool inline_here, std::vector<int>* id
       const View sub = v.t ? TransposedView(SubView(in, v.r0, v.r1, v.c0, v.c1))
                            : SubView(in, v.r0, v.r1, v.c0, v.c1);
       const VTensor& p = vtensors_[in.vt];
-      const bool fold = fold_ && p.kind == VTensor::Kind::kPointwise && refs_[in.vt] == 1;
-      if (Status s = Collect(sub, fold, ids, work, names, types); !s.ok()) return s;
+      const bool here = fold_ && p.kind == VTensor::Kind::kPointwise && fold->inlined.count(in.vt) > 0;
+      if (Status s = Collect(sub, here, fold, ids, work, names, types); !s.ok()) return s;
     }
     *work += x.work;
     names->push_back(x.op_name);
@@ -149,6 +153,28 @@ Status ModelGraph::Collect(const View& v, bool inline_here, std::vector<int>* id
   if (!id.ok()) return id.status();
   if (std::find(ids->begin(), ids->end(), *id) == ids->end()) ids->push_back(*id);
   return Status::Ok();
+}
+
+// Pointwise producers folded into the op computing `top`: those all of whose readers are
+// folded too (a chain, or a LayerNorm written out whose centred input feeds both its variance
+// and its normalization). Grows to a fixed point; each round is linear in the members' inputs.
+std::set<int> ModelGraph::InlineSet(int top) const {
+  std::set<int> members = {top};
+  bool grew = true;
+  while (grew && fold_) {
+    grew = false;
+    std::map<int, int> reads;  // pointwise producer -> reads by members
+    for (int m : members) {
+      for (const View& in : vtensors_[m].inputs) {
+        if (vtensors_[in.vt].kind == VTensor::Kind::kPointwise && !members.count(in.vt)) ++reads[in.vt];
+      }
+    }
+    for (const auto& [p, count] : reads) {
+      if (count == refs_[p]) members.insert(p), grew = true;
+    }
+  }
+  members.erase(top);
+  return members;
 }
 
 Result<int> ModelGraph::Realize(const View& v) {
@@ -181,7 +207,8 @@ Result<int> ModelGraph::Realize(const View& v) {
       double work = 0;
       std::vector<std::string> names;
       std::string types;
-      if (Status s = Collect(v, /*inline_here=*/true, &ids, &work, &names, &types); !s.ok()) return s;
+      Fold fold{InlineSet(v.vt), {}};
+      if (Status s = Collect(v, /*inline_here=*/true, &fold, &ids, &work, &names, &types); !s.ok()) return s;
       out = NewTensor(v.rows(), v.cols(), name);
       ops_.push_back({OpType::kPointwise, ids, out, PointwiseBaseCost(*hw_, work)});
       op_names_.push_back(JoinNames(names) + ViewSuffix(v, x));

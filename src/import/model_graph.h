@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -66,11 +67,16 @@ class ModelGraph {
 
  private:
   Result<int> Realize(const View& v);
-  // Adds to `ids` the tensors a Pointwise op computing `v` reads, inlining single-use
-  // Pointwise producers when folding; accumulates their work and names.
-  Status Collect(const View& v, bool inline_here, std::vector<int>* ids, double* work,
+  // Adds to `ids` the tensors a Pointwise op computing `v` reads, inlining the Pointwise
+  // producers all of whose readers it folds (InlineSet); accumulates their work and names.
+  struct Fold {
+    std::set<int> inlined;  // the producers folded into the op (InlineSet)
+    std::set<std::tuple<int, int64_t, int64_t, int64_t, int64_t, bool>> done;  // views already folded
+  };
+  Status Collect(const View& v, bool inline_here, Fold* fold, std::vector<int>* ids, double* work,
                  std::vector<std::string>* names, std::string* types);
   int NewTensor(int64_t rows, int64_t cols, std::string name);
+  std::set<int> InlineSet(int top) const;
 
   std::vector<VTensor> vtensors_;
   // Build state.

@@ -391,11 +391,17 @@ Result<Value> Importer::Conv(const std::vector<const Value*>& in, const Dims& ou
   const int64_t m = w.dims[0];
   const View p = graph_.Full(graph_.AddInput(image + "[patches]", patches, k));
   const View wt = graph_.Full(graph_.AddInput(w.name + "[im2col]^T", k, m));
-  View product = graph_.Full(graph_.AddMatMul(p, wt, node.output(0), model_name_, node_type_));
+  Value product = Tensor(import_internal::DenseLayout(
+      graph_.Full(graph_.AddMatMul(p, wt, node.output(0), model_name_, node_type_)), {patches, m}));
+  if (in.size() > 2 && in[2] != nullptr) {  // the bias (per output channel, a column): an epilogue
+    auto biased = Elementwise({&product, in[2]}, {patches, m}, Work("Add"), false, node.output(0), label, "Add");
+    if (!biased.ok()) return biased.status();
+    product = *biased;
+  }
   // Rows of the product run over (N, spatial...), columns over the output channels.
   Layout layout;
   layout.dims = out_dims;
-  layout.bases = {product};
+  layout.bases = product.layout.bases;
   const int64_t per_image = patches / out_dims[0];
   layout.axes.push_back({{AxisKind::kRow, out_dims[0], per_image}});
   layout.axes.push_back({{AxisKind::kCol, m, 1}});
@@ -404,12 +410,7 @@ Result<Value> Importer::Conv(const std::vector<const Value*>& in, const Dims& ou
     stride /= out_dims[d];
     layout.axes.push_back({{AxisKind::kRow, out_dims[d], stride}});
   }
-  Value result = Tensor(layout);
-  if (in.size() > 2 && in[2] != nullptr) {  // the bias, a Pointwise epilogue
-    std::vector<const Value*> operands = {&result, in[2]};
-    return Elementwise(operands, out_dims, Work("Add"), false, node.output(0), label, "Add");
-  }
-  return result;
+  return Tensor(layout);
 }
 
 Result<std::vector<Value>> Importer::Map(const onnx::NodeProto& node, const std::vector<const Value*>& in,
@@ -655,7 +656,9 @@ Status Importer::Node(const onnx::NodeProto& node, int index) {
   std::vector<Value> outs;
   std::string category;
   if (op == "Shape" || op == "Size" || all_constant) {
-    category = "constant";
+    // A table looked up by constant positions is an embedding too (a graph input where read).
+    const bool lookup = op == "Gather" && in[0]->dims.size() >= 2 && in[1] && !in[1]->dims.empty();
+    category = lookup ? "input" : "constant";
     std::vector<ConstInput> ci;
     for (const Value* v : in) {
       if (v) {
