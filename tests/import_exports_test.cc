@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "test_files.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/hardware.h"
 #include "tilesched/import.h"
@@ -167,13 +168,45 @@ TEST(ImportExportsTest, SmallExportsScheduleAndEvaluate) {
     EXPECT_EQ(reread->names().ops, m.problem.names().ops);
     EXPECT_EQ(reread->names().tensors, m.problem.names().tensors);
     search::SearchOptions options;
-    options.iterations = 20;
+    options.iterations = 5;
     auto result = search::RunSearch(m.problem, options);
     ASSERT_TRUE(result.ok()) << result.status().message();
     auto evaluation = Evaluate(m.problem, result->schedule, options.modes);
     ASSERT_TRUE(evaluation.ok()) << evaluation.status().message();
     EXPECT_GE(evaluation->total, ComputeLowerBounds(m.problem, options.modes).best() * (1 - 1e-9));
   }
+}
+
+// `info`, `evaluate` (text and JSON) and `report` show the model's names of ops and subgraphs.
+TEST(ImportExportsTest, CommandsShowModelNames) {
+  testing::ScratchDir dir("import_names");
+  const std::string bin = TILESCHED_BINARY;
+  const std::string problem = dir.File("gpt2.json"), solution = dir.File("gpt2.sol.json");
+  auto run = [&](const std::vector<std::string>& argv) { return testing::RunTool(argv, dir.path()); };
+  ASSERT_EQ(run({bin, "import", ExportPath("hf_gpt2"), "--hardware",
+                 TILESCHED_SOURCE_DIR "/configs/hardware/contest_like.json", "-o", problem})
+                .code,
+            0);
+  auto info = run({bin, "info", problem});
+  ASSERT_EQ(info.code, 0) << info.err;
+  EXPECT_NE(info.out.find("model name"), std::string::npos);
+  EXPECT_NE(info.out.find("m.h.0.attn/mul+add_4+softmax[0]"), std::string::npos);
+  EXPECT_NE(info.out.find("m.wte.weight[view]"), std::string::npos);
+  auto info_json = run({bin, "info", problem, "--json"});
+  EXPECT_NE(info_json.out.find("\"name\": \"m.h.0.attn/mul+add_4+softmax[0]\""), std::string::npos);
+  ASSERT_EQ(run({bin, "schedule", problem, "-o", solution, "--iterations", "10"}).code, 0);
+  auto evaluate = run({bin, "evaluate", problem, solution});
+  ASSERT_EQ(evaluate.code, 0) << evaluate.err;
+  EXPECT_NE(evaluate.out.find("model names"), std::string::npos);
+  EXPECT_NE(evaluate.out.find("m.h.1"), std::string::npos);
+  auto evaluate_json = run({bin, "evaluate", problem, solution, "--json"});
+  EXPECT_NE(evaluate_json.out.find("\"label\""), std::string::npos);
+  EXPECT_NE(evaluate_json.out.find("\"op_names\""), std::string::npos);
+  auto report = run({bin, "report", problem, solution, "-o", dir.File("r.html")});
+  ASSERT_EQ(report.code, 0) << report.err;
+  const std::string html = testing::Slurp(dir.File("r.html"));
+  EXPECT_NE(html.find("<th>model names</th>"), std::string::npos);
+  EXPECT_NE(html.find("m.h.0.mlp"), std::string::npos);
 }
 
 }  // namespace
