@@ -82,6 +82,14 @@ class GraphBuilder {
     a->set_type(onnx::AttributeProto::INTS);
     for (int64_t p : perm) a->add_ints(p);
   }
+  // A value_info entry, as exporters write them.
+  void Record(const std::string& name, const std::vector<int64_t>& dims) {
+    auto* info = model_.mutable_graph()->add_value_info();
+    info->set_name(name);
+    auto* type = info->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) type->mutable_shape()->add_dim()->set_dim_value(d);
+  }
   void Output(const std::string& name) {
     auto* out = model_.mutable_graph()->add_output();
     out->set_name(name);
@@ -475,6 +483,31 @@ TEST(ImportTest, CustomDomainAndShapeMismatchNameTheNode) {
   e.Node("MatMul", {"x", "w"}, "y", "mm");
   e.Output("y");
   EXPECT_EQ(ImportError(e), "tensor 'w' has an empty or negative dimension");
+}
+
+// A reduction of an activation along another axis than the last is refused; a shape the
+// exporter recorded that differs from the importer's rules is an error naming the node.
+TEST(ImportTest, ReductionAxisAndRecordedShapeChecked) {
+  GraphBuilder g;
+  g.Input("x", {1, 16, 32});
+  auto* reduce = g.Node("ReduceMean", {"x"}, "y", "r");
+  auto* axes = reduce->add_attribute();
+  axes->set_name("axes");
+  axes->set_type(onnx::AttributeProto::INTS);
+  axes->add_ints(1);
+  g.Node("Relu", {"y"}, "z", "relu");
+  g.Output("z");
+  EXPECT_EQ(ImportError(g), "node 'r' (ReduceMean): a reduction over axes [1] of an activation of shape [1,16,32]; "
+                            "only the last axis (a row statistic) is supported");
+
+  GraphBuilder m;
+  m.Input("x", {16, 32});
+  m.Input("b", {16, 32});
+  m.Node("Add", {"x", "b"}, "y", "n");
+  m.Output("y");
+  m.Record("y", {16, 16});
+  EXPECT_EQ(ImportError(m), "node 'n' (Add): output 'y' has shape [16,32] by the importer's shape rules, but the "
+                            "model records [16,16]");
 }
 
 TEST(ImportTest, DynamicShapeNamesTheInput) {

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace tilesched::import_internal {
@@ -84,62 +85,56 @@ bool IsTensorPayload(uint32_t number) {
 
 Status Malformed() { return Status::Error("model: not a readable ONNX file (truncated, or not ONNX)"); }
 
-Result<onnx::TensorProto> ParseTensorLean(const char* p, const char* end) {
+// Parses a message of type M from [p, end), every field kept except those `take` consumes
+// (it returns true for them, or an error).
+template <typename M, typename Take>
+Result<M> ParseExcept(const char* p, const char* end, Take take) {
   std::string kept;
   WireField f;
   while (p < end) {
     if (!NextField(p, end, &f)) return Malformed();
-    if (IsTensorPayload(f.number) && f.payload_size > kKeptPayloadBytes) continue;
-    kept.append(f.begin, f.end);
+    auto taken = take(f);
+    if (!taken.ok()) return taken.status();
+    if (!*taken) kept.append(f.begin, f.end);
   }
-  onnx::TensorProto tensor;
-  if (!tensor.ParseFromString(kept)) return Malformed();
-  return tensor;
+  M message;
+  if (!message.ParseFromString(kept)) return Malformed();
+  return message;
+}
+
+Result<onnx::TensorProto> ParseTensorLean(const char* p, const char* end) {
+  return ParseExcept<onnx::TensorProto>(p, end, [](const WireField& f) -> Result<bool> {
+    return IsTensorPayload(f.number) && f.payload_size > kKeptPayloadBytes;  // dropped
+  });
 }
 
 Result<onnx::GraphProto> ParseGraphLean(const char* p, const char* end) {
-  std::string rest;
   std::vector<onnx::TensorProto> initializers;
-  WireField f;
-  while (p < end) {
-    if (!NextField(p, end, &f)) return Malformed();
-    if (f.number == kGraphInitializer && f.wire_type == 2) {
-      auto tensor = ParseTensorLean(f.payload, f.payload + f.payload_size);
-      if (!tensor.ok()) return tensor.status();
-      initializers.push_back(std::move(tensor).value());
-    } else {
-      rest.append(f.begin, f.end);
-    }
-  }
-  onnx::GraphProto graph;
-  if (!graph.ParseFromString(rest)) return Malformed();
-  for (auto& t : initializers) graph.add_initializer()->Swap(&t);
+  auto graph = ParseExcept<onnx::GraphProto>(p, end, [&](const WireField& f) -> Result<bool> {
+    if (f.number != kGraphInitializer || f.wire_type != 2) return false;
+    auto tensor = ParseTensorLean(f.payload, f.payload + f.payload_size);
+    if (!tensor.ok()) return tensor.status();
+    initializers.push_back(std::move(tensor).value());
+    return true;
+  });
+  if (!graph.ok()) return graph;
+  for (auto& t : initializers) graph.value().add_initializer()->Swap(&t);
   return graph;
 }
 
 }  // namespace
 
 Result<onnx::ModelProto> ParseOnnxModel(const char* data, size_t size) {
-  const char* p = data;
-  const char* end = data + size;
-  std::string rest;
-  onnx::GraphProto graph;
-  bool has_graph = false;
-  WireField f;
-  while (p < end) {
-    if (!NextField(p, end, &f)) return Malformed();
-    if (f.number == kModelGraph && f.wire_type == 2) {
-      auto g = ParseGraphLean(f.payload, f.payload + f.payload_size);
-      if (!g.ok()) return g.status();
-      graph = std::move(g).value();
-      has_graph = true;
-    } else {
-      rest.append(f.begin, f.end);
-    }
-  }
-  onnx::ModelProto model;
-  if (!model.ParseFromString(rest)) return Malformed();
-  if (has_graph) model.mutable_graph()->Swap(&graph);
+  std::optional<onnx::GraphProto> graph;
+  auto model = ParseExcept<onnx::ModelProto>(data, data + size, [&](const WireField& f) -> Result<bool> {
+    if (f.number != kModelGraph || f.wire_type != 2) return false;
+    auto g = ParseGraphLean(f.payload, f.payload + f.payload_size);
+    if (!g.ok()) return g.status();
+    graph = std::move(g).value();
+    return true;
+  });
+  if (!model.ok()) return model;
+  if (graph) model.value().mutable_graph()->Swap(&*graph);
   return model;
 }
 
