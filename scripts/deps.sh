@@ -7,7 +7,7 @@
 set -euo pipefail
 packages=(build-essential cmake libtbb-dev libboost-graph-dev nlohmann-json3-dev
           libbenchmark-dev libgtest-dev libonnx-dev libprotobuf-dev protobuf-compiler
-          coinor-libclp-dev pkg-config)
+          coinor-libclp-dev pkg-config xz-utils)
 report_tools=(graphviz gnuplot-nox chromium fonts-dejavu-core)
 for arg in "$@"; do
   if [ "$arg" = "--with-report-tools" ]; then
