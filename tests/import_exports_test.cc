@@ -68,7 +68,9 @@ TEST(ImportExportsTest, OpCountsAndEveryMatMulNodeMapped) {
     EXPECT_EQ(m.problem.num_tensors(), c.tensors);
     for (const char* type : {"MatMul", "Gemm"}) {
       auto it = m.summary.by_op_type.find(type);
-      if (it != m.summary.by_op_type.end()) EXPECT_EQ(it->second.matmul, it->second.nodes) << type;
+      if (it != m.summary.by_op_type.end()) {
+        EXPECT_EQ(it->second.matmul, it->second.nodes) << type;
+      }
     }
     EXPECT_EQ(m.problem.names().ops.size(), static_cast<size_t>(c.ops));
   }

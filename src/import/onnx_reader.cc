@@ -144,7 +144,9 @@ Result<onnx::ModelProto> ReadOnnxModel(const std::string& path) {
   struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    return Status::Error(path + ": not a regular file");
+    // The same words as ReadFile's (file_util.h) for the common case.
+    return Status::Error(path + (S_ISDIR(st.st_mode) ? ": is a directory, expected a file"
+                                                      : ": not a regular file"));
   }
   const auto size = static_cast<size_t>(st.st_size);
   if (size == 0) {
