@@ -8,18 +8,18 @@
 // in one subgraph together (Lemma M6 separates the classes).
 //
 // Entry point: SqueezeLowerBound(problem, modes).
-#ifndef TILESCHED_LOWER_BOUND_SQUEEZE_H_
-#define TILESCHED_LOWER_BOUND_SQUEEZE_H_
+#ifndef TILESCHED_BOUND_SQUEEZE_BOUND_H_
+#define TILESCHED_BOUND_SQUEEZE_BOUND_H_
 
 #include "tilesched/cost_model.h"
 #include "tilesched/problem.h"
 
-namespace tilesched {
+namespace tilesched::bound {
 
 // Lemmas R1-R4 of docs/bounds.md: a lower bound on every valid schedule under `modes`.
 // 0 above 1,000 ops (its class computation is quadratic in ops).
 double SqueezeLowerBound(const Problem& problem, const CostModes& modes);
 
-}  // namespace tilesched
+}  // namespace tilesched::bound
 
-#endif  // TILESCHED_LOWER_BOUND_SQUEEZE_H_
+#endif  // TILESCHED_BOUND_SQUEEZE_BOUND_H_
