@@ -7,6 +7,8 @@
 // step, while the root's re-streamed operand slices are loaded at the steps before: the
 // epilogue's compute cannot hide behind those loads. PhaseLowerBound sums, per op, a value
 // that holds in the op's first subgraph whatever it is.
+//
+// Entry point: PhaseLowerBound(problem, modes), the part `phase` of LowerBounds.
 #ifndef TILESCHED_BOUND_PHASE_BOUND_H_
 #define TILESCHED_BOUND_PHASE_BOUND_H_
 

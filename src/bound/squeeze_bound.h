@@ -7,7 +7,7 @@
 // lambda x compute + (1 - lambda) x memory, with one lambda per class of ops that can be first
 // in one subgraph together (Lemma M6 separates the classes).
 //
-// Entry point: SqueezeLowerBound(problem, modes).
+// Entry point: SqueezeLowerBound(problem, modes), the part `squeeze` of LowerBounds.
 #ifndef TILESCHED_BOUND_SQUEEZE_BOUND_H_
 #define TILESCHED_BOUND_SQUEEZE_BOUND_H_
 
