@@ -128,7 +128,8 @@ MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vect
 // `tb` is the unrestricted traffic pass (no stores), the same for every threshold.
 std::vector<uint16_t> CheapKinds(const Problem& problem, const CostModes& modes, const TrafficBound& tb,
                                  double threshold) {
-  std::vector<uint16_t> kinds(static_cast<size_t>(problem.num_ops()), 1u << RoleKey(DimKind::kTile, DimKind::kTile));
+  std::vector<uint16_t> kinds(static_cast<size_t>(problem.num_ops()),
+                              static_cast<uint16_t>(1u << RoleKey(DimKind::kTile, DimKind::kTile)));
   for (const auto& [a, b] : ReadEdges(problem)) {
     const double own = TiledCompute(problem, tb, a, modes.matmul_reduction);
     for (const Role& d : tb.DemandedOf(a, b)) {
