@@ -10,6 +10,7 @@
 #include <tbb/global_control.h>
 
 #include "tilesched/evaluate.h"
+#include "tier2.h"
 #include "tilesched/lower_bound.h"
 
 namespace tilesched::search {
@@ -299,6 +300,26 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
     }
   }
   if (strategy->greedy_first) RunGreedy(ctx);
+  // SearchOptions::split_tier2: tier 2 by link components, on a share of the time left, when
+  // greedy has not already met the bound and the components within tier 2's reach cover half of
+  // the ops (search/split_tier2.cc).
+  if (options.split_tier2 > 0 && budget.has_deadline() && !budget.Expired() && !reached.load() &&
+      SplitTier2Pays(problem, options.modes)) {
+    Tier2Options split_options;
+    split_options.modes = options.modes;
+    split_options.time_limit = options.split_tier2 * budget.Remaining();
+    split_options.stop = hooks.stop;
+    split_options.max_tile_configs = options.exact_max_tile_configs;
+    const SplitTier2Result split = SplitTier2Bound(problem, split_options);
+    ctx.Note("split tier 2: " + SplitTier2Summary(split) + "; bound " + std::to_string(split.value));
+    if (split.value > bound) {
+      bound = split.value;
+      tolerance = kTier2BoundTolerance;
+      set_target();
+      const double target = bound * (1 + options.gap) * (1 + tolerance);
+      if (options.gap >= 0 && incumbent.BestTotal() <= target) reached = true;
+    }
+  }
   if (strategy->narrow_first) RunNarrowBeam(ctx);
   if (strategy->run != nullptr) {
     *pool_holder =

@@ -1,12 +1,14 @@
 // Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T4): column
 // generation over every subgraph context, with a certificate checked against every column.
 //
-// Entry points: Tier2Bound(problem, options) and Tier2Summary(result) (tilesched/search.h), and
-// RunCover(ctx) (search/context.h: the same on the run's budget, as the strategy `cover`). The
-// contexts are listed and priced by the context pricer (search/context_pricer.h, mode
-// kLowerOnly), the LP is solved by COIN-OR CLP (search/cover_lp.h), and the sub-problems'
-// tier-1 bounds (Lemma X5) come from the bound module (tilesched/lower_bound.h).
-#include "context.h"
+// Entry points: Tier2Bound(problem, options) and Tier2Summary(result) (tilesched/search.h),
+// RunCover(ctx) (search/context.h: the same on the run's budget, as the strategy `cover`), and
+// RunCoveringLp (search/tier2.h: the column generation itself, with the relaxations of a link
+// component, Lemma W2). The contexts are listed and priced by the context pricer
+// (search/context_pricer.h, mode kLowerOnly), the LP is solved by COIN-OR CLP
+// (search/cover_lp.h), and the sub-problems' tier-1 bounds (Lemma X5) come from the bound module
+// (tilesched/lower_bound.h).
+#include "tier2.h"
 
 #include <algorithm>
 #include <bit>
@@ -57,10 +59,11 @@ enum Level : uint8_t { kCheap, kSubproblemTried, kBaseApplied, kContextCosted };
 
 class CoveringLp {
  public:
-  CoveringLp(const Problem& problem, const CostModes& modes, const Budget& budget, int64_t max_tile_configs)
+  CoveringLp(const Problem& problem, const CostModes& modes, const Budget& budget, int64_t max_tile_configs,
+             const Tier2Relaxation& relaxation)
       : problem_(problem), modes_(modes), budget_(budget), plans_(problem),
         pricer_(problem, modes, plans_, budget, max_tile_configs),
-        bandwidth_(problem.hardware().slow_memory_bandwidth) {}
+        bandwidth_(problem.hardware().slow_memory_bandwidth), relaxation_(relaxation) {}
 
   Tier2Result Run();
 
@@ -69,6 +72,13 @@ class CoveringLp {
   bool ListColumns();
   // Each context's base: the same op set and resident set, nothing retained (Lemma X9).
   void LinkBases();
+  // Lemma W2: the stores of the column's rebate sinks (0 without a relaxation).
+  void ListRebates();
+  // The column's cost in the LP and the certificate: its best bound so far, less its rebate
+  // (with a margin of 1e-12 for the subtraction's rounding).
+  double Price(size_t ci) const;
+  // What the column's own bound must reach for its price to reach its bracket.
+  double Target(size_t ci) const;
   // The larger of C1, X3 and X8 b.
   double Cheap(const Column& col) const;
   // Lemma X5 applies: nothing read resident and no sink kept back from slow memory.
@@ -97,7 +107,9 @@ class CoveringLp {
   PlanCache plans_;
   ContextPricer pricer_;
   const double bandwidth_;
+  const Tier2Relaxation relaxation_;
   std::vector<Column> columns_;
+  std::vector<double> rebate_;  // per column, Lemma W2 (empty without a relaxation)
   std::vector<uint32_t> base_;
   std::vector<double> known_;  // best bound computed so far (< 0: cheap only)
   std::vector<uint8_t> level_;
@@ -119,6 +131,7 @@ Tier2Result CoveringLp::Run() {
     return Finish(budget_.Expired() ? Tier2Status::kTimeLimit : Tier2Status::kTooManyContexts, nullptr);
   }
   LinkBases();
+  ListRebates();
   known_.assign(columns_.size(), -1);
   level_.assign(columns_.size(), kCheap);
   cut_.assign(columns_.size(), kInf);
@@ -137,7 +150,7 @@ Tier2Result CoveringLp::Run() {
     // a column's bound to its left-hand side.
     double alpha = 1;
     for (size_t ci = 0; ci < columns_.size(); ++ci) {
-      if (lhs_[ci] > 0 && lhs_[ci] > known_[ci]) alpha = std::min(alpha, known_[ci] / lhs_[ci]);
+      if (lhs_[ci] > 0 && lhs_[ci] > Price(ci)) alpha = std::min(alpha, Price(ci) / lhs_[ci]);
     }
     // The rest of the rounding (y_sum, the ratios, the product): a relative 1e-9 less
     // (docs/bounds.md, Lemma T2).
@@ -147,7 +160,8 @@ Tier2Result CoveringLp::Run() {
     }
     for (size_t ci : violated) {
       const Column& col = columns_[ci];
-      lp.AddColumn(pricer_.op_set(col.op_set).ops, col.retained, col.resident, known_[ci]);
+      lp.AddColumn(pricer_.op_set(col.op_set).ops, col.retained, col.resident & ~relaxation_.free_resident,
+                   Price(ci));
     }
     if (violated.empty()) break;  // out of time
   }
@@ -156,8 +170,9 @@ Tier2Result CoveringLp::Run() {
 
 bool CoveringLp::ListColumns() {
   // A resident set is made of tensors the op set reads that an op produces (graph inputs are
-  // never retained: rule 3.6), with resident and retained fitting together (Lemma X6).
-  Mask produced_by_ops = 0;
+  // never retained: rule 3.6), with resident and retained fitting together (Lemma X6); with a
+  // relaxation, also of tensors produced outside the component (Lemma W2).
+  Mask produced_by_ops = relaxation_.free_resident;
   for (int o = 0; o < problem_.num_ops(); ++o) produced_by_ops |= Mask{1} << problem_.op(o).output;
   const int64_t capacity = problem_.hardware().fast_memory_capacity;
   bool stopped = false;
@@ -203,6 +218,27 @@ void CoveringLp::LinkBases() {
                       columns_[it->second].resident == columns_[ci].resident;
     base_[ci] = same ? it->second : static_cast<uint32_t>(ci);  // no base: itself
   }
+}
+
+void CoveringLp::ListRebates() {
+  if (relaxation_.rebate == 0) return;
+  rebate_.resize(columns_.size());
+  for (size_t ci = 0; ci < columns_.size(); ++ci) {
+    int64_t saved = 0;
+    for (int t : Ids(pricer_.op_set(columns_[ci].op_set).sinks & relaxation_.rebate)) saved += problem_.tensor(t).size();
+    rebate_[ci] = static_cast<double>(saved) / bandwidth_;
+  }
+}
+
+double CoveringLp::Price(size_t ci) const {
+  const double known = known_[ci];
+  if (rebate_.empty() || rebate_[ci] == 0 || !std::isfinite(known)) return known;
+  return std::max(0.0, known - rebate_[ci] - 1e-12 * (known + rebate_[ci]));
+}
+
+double CoveringLp::Target(size_t ci) const {
+  if (rebate_.empty() || rebate_[ci] == 0) return lhs_[ci];
+  return (lhs_[ci] + rebate_[ci]) * (1 + 1e-10);
 }
 
 double CoveringLp::Cheap(const Column& col) const {
@@ -316,10 +352,10 @@ void CoveringLp::AddSingletons(CoverLp* lp) {
     if (std::popcount(pricer_.op_set(col.op_set).ops) != 1 || col.retained != 0 || col.resident != 0) continue;
     while (level_[ci] < kContextCosted) Raise(ci, kInf);
     singletons.push_back(ci);
-    if (std::isfinite(known_[ci])) finite += known_[ci];
+    if (std::isfinite(known_[ci])) finite += Price(ci);
   }
   for (size_t ci : singletons) {
-    const double cost = std::isfinite(known_[ci]) ? known_[ci] : kCoverBigCostFactor * (1 + finite);
+    const double cost = std::isfinite(known_[ci]) ? Price(ci) : kCoverBigCostFactor * (1 + finite);
     lp->AddColumn(pricer_.op_set(columns_[ci].op_set).ops, 0, 0, cost);
   }
 }
@@ -334,7 +370,7 @@ std::vector<std::pair<double, size_t>> CoveringLp::Scan(const std::vector<double
     for (Mask m = pricer_.op_set(col.op_set).ops; m; m &= m - 1) v += y[static_cast<size_t>(std::countr_zero(m))];
     for (Mask m = col.retained; m; m &= m - 1) v += z[static_cast<size_t>(std::countr_zero(m))];
     magnitude = v;  // every term so far is >= 0
-    for (Mask m = col.resident; m; m &= m - 1) {
+    for (Mask m = col.resident & ~relaxation_.free_resident; m; m &= m - 1) {
       v -= z[static_cast<size_t>(std::countr_zero(m))];
       magnitude += z[static_cast<size_t>(std::countr_zero(m))];
     }
@@ -345,7 +381,7 @@ std::vector<std::pair<double, size_t>> CoveringLp::Scan(const std::vector<double
     lhs_[ci] = bracket;
     if (bracket <= 0) continue;  // every bound is at least 0
     if (known_[ci] < 0) known_[ci] = Cheap(col);
-    if (bracket > known_[ci]) suspects.emplace_back(known_[ci] - bracket, ci);
+    if (bracket > Price(ci)) suspects.emplace_back(Price(ci) - bracket, ci);
   }
   // Smaller op sets first (cheaper to bound, and more often truly violated), then the most
   // violated by what is known.
@@ -371,9 +407,9 @@ std::vector<size_t> CoveringLp::RaiseSuspects(const std::vector<std::pair<double
     if (next % kCoverChunk == 0) work += PrefetchSubproblemBounds(suspects, next);
     const size_t ci = suspects[next].second;
     const int64_t costed_before = contexts_costed_;
-    while (lhs_[ci] > known_[ci] && (level_[ci] < kContextCosted || cut_[ci] < lhs_[ci])) Raise(ci, lhs_[ci]);
+    while (lhs_[ci] > Price(ci) && (level_[ci] < kContextCosted || cut_[ci] < Target(ci))) Raise(ci, Target(ci));
     work += contexts_costed_ - costed_before;
-    if (lhs_[ci] > known_[ci] * (1 + 1e-9)) violated.push_back(ci);
+    if (lhs_[ci] > Price(ci) * (1 + 1e-9)) violated.push_back(ci);
   }
   return violated;
 }
@@ -400,12 +436,16 @@ Tier2Result Tier2Bound(const Problem& problem, const Tier2Options& options) {
     threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(options.threads));
   }
   const Budget budget(options.time_limit, options.stop);
-  return CoveringLp(problem, options.modes, budget, options.max_tile_configs).Run();
+  return RunCoveringLp(problem, options.modes, budget, options.max_tile_configs);
+}
+
+Tier2Result RunCoveringLp(const Problem& problem, const CostModes& modes, const Budget& budget,
+                          int64_t max_tile_configs, const Tier2Relaxation& relaxation) {
+  return CoveringLp(problem, modes, budget, max_tile_configs, relaxation).Run();
 }
 
 void RunCover(SearchContext& ctx) {
-  const Tier2Result tier2 =
-      CoveringLp(ctx.problem, ctx.options.modes, ctx.budget, ctx.options.exact_max_tile_configs).Run();
+  const Tier2Result tier2 = RunCoveringLp(ctx.problem, ctx.options.modes, ctx.budget, ctx.options.exact_max_tile_configs);
   ctx.Note("tier 2: " + Tier2Summary(tier2));
   if (ctx.proven != nullptr && tier2.value > 0) {
     ctx.proven->set = true;

@@ -18,13 +18,14 @@ nlohmann::json ModesObject(const CostModes& modes) {
 }  // namespace
 
 std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds,
-                              double tier2) {
-  nlohmann::json out = {{"lower_bound", std::max(bounds.best(), tier2)}, {"compute", bounds.compute},
+                              double tier2, double split) {
+  nlohmann::json out = {{"lower_bound", std::max({bounds.best(), tier2, split})}, {"compute", bounds.compute},
                               {"io", bounds.io},          {"traffic", bounds.traffic}, {"mixed", bounds.mixed}, {"phase", bounds.phase},
                               {"capacity", bounds.capacity}, {"coupled", bounds.coupled},
                               {"shared", bounds.shared}, {"squeeze", bounds.squeeze}, {"held", bounds.held},
                               {"modes", ModesObject(modes)}, {"time_s", seconds}};
   if (tier2 >= 0) out["tier2"] = tier2;
+  if (split >= 0) out["split"] = split;
   return out.dump(2) + "\n";
 }
 

@@ -3,7 +3,9 @@
 // every file to its lemmas).
 //
 // Entry points: ComputeLowerBounds(problem, modes) computes every part of tier 1, each valid for
-// every schedule that the evaluator accepts under `modes`; Gap(latency, bound). Tier 2 (the
+// every schedule that the evaluator accepts under `modes`; Gap(latency, bound); LinkComponents
+// (problem, modes), the ops that can share a subgraph (Lemma W1), by which tier 2 splits a
+// large problem (ComponentTier2Bound in tilesched/search.h). Tier 2 (the
 // covering LP over every subgraph context, docs/bounds.md "Tier 2") prices the same contexts as
 // the exact search, so it is the search library's entry Tier2Bound (tilesched/search.h).
 //
@@ -31,6 +33,8 @@
 // at least its traffic; best() is the largest.
 #ifndef TILESCHED_LOWER_BOUND_H_
 #define TILESCHED_LOWER_BOUND_H_
+
+#include <vector>
 
 #include "tilesched/cost_model.h"
 #include "tilesched/problem.h"
@@ -70,6 +74,13 @@ LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes);
 // The gap of a schedule's latency to a lower bound: latency / bound - 1, and 0 when the
 // latency equals the bound up to a relative 1e-9 (or both are 0).
 double Gap(double latency, double bound);
+
+// Lemma W1 (docs/bounds.md, "Tier 2 by components"): per op, the index of its link component.
+// Two ops are linked when they read one tensor, or when one reads the other's output over an
+// edge a subgraph can hold inside (Lemma M5); every subgraph of every valid schedule under
+// `modes` lies inside one component. Components are numbered 0, 1, ... in the order of their
+// smallest op.
+std::vector<int> LinkComponents(const Problem& problem, const CostModes& modes);
 
 }  // namespace tilesched
 

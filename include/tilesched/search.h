@@ -11,7 +11,9 @@
 // sets one key from a config file (configs/*.json) and names an unknown key or a bad value in its
 // error. Tier2Bound(problem, options) computes tier 2 of the lower bound (the covering LP over
 // every subgraph context, docs/bounds.md "Tier 2"): a bound, not a search, but it prices the
-// same subgraph contexts as the exact mode, so it lives here (src/bound/README.md says why).
+// same subgraph contexts as the exact mode, so it lives here (src/bound/README.md says why);
+// SplitTier2Bound(problem, options) the same on each link component of a large problem
+// (docs/bounds.md "Tier 2 by components").
 #ifndef TILESCHED_SEARCH_H_
 #define TILESCHED_SEARCH_H_
 
@@ -58,6 +60,12 @@ struct SearchOptions {
   // for up to this many seconds, at most half the time limit; the search then stops as soon as it
   // meets that bound (within `gap`). 0: off. Problems above 64 ops or tensors get nothing from it.
   double tier2_first = 0;
+  // After greedy, tier 2 by link components (SplitTier2Bound, docs/bounds.md "Tier 2 by
+  // components") for at most this share of the time left, when it pays: the problem has two
+  // link components or more and those within tier 2's reach (64 ops and tensors) hold half of
+  // its ops or more. Only with a time limit; the search then stops once it meets that bound
+  // (within `gap`). 0: off.
+  double split_tier2 = 0.2;
 
   // Beam search.
   int beam_width = 16;        // states kept per layer (the portfolio widens it while time lasts)
@@ -190,6 +198,30 @@ Tier2Result Tier2Bound(const Problem& problem, const Tier2Options& options);
 // One line on what a run did ("27 op sets, 383 subgraph contexts, ...; converged, bound
 // 14426.399986"), or why it proved nothing.
 std::string Tier2Summary(const Tier2Result& result);
+
+// --- Tier 2 by link components (docs/bounds.md, "Tier 2 by components", Lemmas W1-W3) ---
+
+struct SplitTier2Result {
+  // The certified bound on every valid schedule's latency: over the link components, tier 2 of
+  // each (or its floor, Lemma W3). Reported a relative 1e-9 low like tier 2: compare latencies
+  // to it with kTier2BoundTolerance.
+  double value = 0;
+  // kConverged when every component's LP converged; otherwise the first shortfall in component
+  // order (kTimeLimit, kSolverFailed, kTooManyOps, kTooManyOpSets, kTooManyContexts), whose
+  // component counts at its floor or its certificate so far. `value` is a bound either way.
+  Tier2Status status = Tier2Status::kConverged;
+  double seconds = 0;
+  int components = 0, converged = 0, largest = 0;  // link components, converged, ops of the largest
+  int64_t contexts_costed = 0, lp_rounds = 0;
+};
+
+// Tier 2 on every link component of `problem` (Lemma W1: every subgraph lies in one) as a problem
+// of its own (Lemma W2), summed; components priced in parallel. Deterministic for a given
+// problem and modes when every component converges.
+SplitTier2Result SplitTier2Bound(const Problem& problem, const Tier2Options& options);
+
+// One line: components, the largest, how many converged, contexts costed.
+std::string SplitTier2Summary(const SplitTier2Result& result);
 
 }  // namespace tilesched::search
 

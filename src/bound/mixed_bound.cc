@@ -36,30 +36,52 @@ struct MixedPass {
   double excess_l = 0;  // the L excess of the pass, including the forced stores
 };
 
-// Lemma G2: a subgraph holding producer a and a reader b of its output computes a in a role b
-// demands; when that costs at least every L excess more than a's cheapest compute, such a
-// subgraph hides nothing. The others are connected (rule 3.2) without these links; readers of
-// one tensor are linked (rule 3.2).
-Components PairableComponents(const Problem& problem, const CostModes& modes, const TrafficBound& tb,
-                              const std::vector<double>& compute, double excess_l) {
+// Lemmas G2 and G4: per op a, the ops a subgraph that hides anything can hold with a as a first
+// op. Lemma G2: a subgraph holding producer p and a reader e of its output computes p in a role e
+// demands; when that costs at least every L excess more than p's cheapest compute, such a
+// subgraph hides nothing. The others are connected (rule 3.2) over the other fusable edges
+// (Lemma M5) and over the reads of one tensor. Lemma G4: a subgraph where a is first holds no op
+// that can never be in a's first subgraph (Lemma M6), so its ops are connected to a avoiding
+// those. One search from every op: quadratic in ops, bounded by kMaxMixedOps.
+std::vector<Bitset> PairableReach(const Problem& problem, const CostModes& modes, const TrafficBound& tb,
+                                  const std::vector<double>& compute, double excess_l) {
   const int n = problem.num_ops();
-  Components components(n);
-  for (const auto& [a, b] : ReadEdges(problem)) {
+  std::vector<std::vector<int>> linked(static_cast<size_t>(n));
+  for (const auto& [p, e] : ReadEdges(problem)) {
     double extra = std::numeric_limits<double>::infinity();
-    for (const Role& d : tb.DemandedOf(a, b)) {
-      extra = std::min(extra, RoleCompute(problem, a, d, modes.matmul_reduction) - compute[static_cast<size_t>(a)]);
+    for (const Role& d : tb.DemandedOf(p, e)) {
+      extra = std::min(extra, RoleCompute(problem, p, d, modes.matmul_reduction) - compute[static_cast<size_t>(p)]);
     }
-    if (extra < excess_l) components.Join(a, b);
-  }
-  std::vector<int> reader_of(static_cast<size_t>(problem.num_tensors()), -1);
-  for (int b = 0; b < n; ++b) {
-    for (int t : problem.op(b).inputs) {
-      int& first = reader_of[static_cast<size_t>(t)];
-      if (first < 0) first = b;
-      else components.Join(first, b);
+    if (extra < excess_l) {
+      linked[static_cast<size_t>(p)].push_back(e);
+      linked[static_cast<size_t>(e)].push_back(p);
     }
   }
-  return components;
+  const ReadLists reads = ReadsOf(problem);
+  std::vector<Bitset> reach(static_cast<size_t>(n), Bitset(n));
+  std::vector<int> seen_tensor(static_cast<size_t>(problem.num_tensors()), -1);  // the last search that met it
+  std::vector<int> stack;
+  for (int a = 0; a < n; ++a) {
+    Bitset& seen = reach[static_cast<size_t>(a)];
+    auto visit = [&](int e) {
+      if (seen.Test(e) || tb.Excluded(a, e)) return;
+      seen.Set(e);
+      stack.push_back(e);
+    };
+    seen.Set(a);
+    stack.assign(1, a);
+    while (!stack.empty()) {
+      const int o = stack.back();
+      stack.pop_back();
+      for (int e : linked[static_cast<size_t>(o)]) visit(e);
+      for (int t : problem.op(o).inputs) {
+        if (seen_tensor[static_cast<size_t>(t)] == a) continue;
+        seen_tensor[static_cast<size_t>(t)] = a;
+        for (const Read& r : reads[static_cast<size_t>(t)]) visit(r.op);
+      }
+    }
+  }
+  return reach;
 }
 
 // Lemmas G1-G3 once. `own_kinds` restricts each op's own charge (Lemma G3, empty: none); the
@@ -81,8 +103,9 @@ MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vect
     const double store = is_output[static_cast<size_t>(out)] ? static_cast<double>(problem.tensor(out).size()) : 0;
     memory[static_cast<size_t>(o)] = (tb.Charge(o) + store) / bandwidth;
   }
+  const std::vector<int> forced = ForcedStores(problem, tb);
   double forced_stores = 0;
-  for (int t : ForcedStores(problem, tb)) forced_stores += static_cast<double>(problem.tensor(t).size()) / bandwidth;
+  for (int t : forced) forced_stores += static_cast<double>(problem.tensor(t).size()) / bandwidth;
   // Lemma G1: sum over ops of max(compute, memory) minus the largest excess that can be paired
   // across compute-heavy (H) and memory-heavy (L) ops that may share a first subgraph.
   MixedPass pass;
@@ -99,26 +122,34 @@ MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vect
   for (int o : light) excess_l += memory[static_cast<size_t>(o)] - compute[static_cast<size_t>(o)];
   pass.excess_l = excess_l;
   assert(tb.HaveReach());
-  Components components = PairableComponents(problem, modes, tb, compute, excess_l);
-  // Nodes: source, H ops, L ops, the stores (compatible with every op), sink. Edges H x L:
-  // quadratic, bounded by kMaxMixedOps.
+  const std::vector<Bitset> reach = PairableReach(problem, modes, tb, compute, excess_l);
+  // Nodes: source, H ops, L ops, one per forced store, sink. A forced store is made by a subgraph
+  // holding its producer (Lemma G5), so it pairs with the H ops that can share one with it.
+  // Edges H x (L + stores): quadratic, bounded by kMaxMixedOps.
   const int nh = static_cast<int>(heavy.size()), nl = static_cast<int>(light.size());
-  const int source = 0, stores = 1 + nh + nl, sink = stores + 1;
+  const int stores = 1 + nh + nl, sink = stores + static_cast<int>(forced.size()), source = 0;
   MaxFlow flow(sink + 1);
   for (int i = 0; i < nh; ++i) {
     const int a = heavy[static_cast<size_t>(i)];
+    const Bitset& from_a = reach[static_cast<size_t>(a)];
     flow.AddEdge(source, 1 + i, compute[static_cast<size_t>(a)] - memory[static_cast<size_t>(a)]);
     for (int j = 0; j < nl; ++j) {
       const int b = light[static_cast<size_t>(j)];
-      if (!tb.Separated(a, b) && components.Find(a) == components.Find(b)) flow.AddEdge(1 + i, 1 + nh + j, excess_h);
+      // Lemma G4: a and b first in one subgraph are connected there avoiding what neither's
+      // first subgraph can hold.
+      if (from_a.Test(b) && reach[static_cast<size_t>(b)].Test(a)) flow.AddEdge(1 + i, 1 + nh + j, excess_h);
     }
-    if (forced_stores > 0) flow.AddEdge(1 + i, stores, excess_h);
+    for (size_t k = 0; k < forced.size(); ++k) {
+      if (from_a.Test(problem.producer(forced[k]))) flow.AddEdge(1 + i, stores + static_cast<int>(k), excess_h);
+    }
   }
   for (int j = 0; j < nl; ++j) {
     const int b = light[static_cast<size_t>(j)];
     flow.AddEdge(1 + nh + j, sink, memory[static_cast<size_t>(b)] - compute[static_cast<size_t>(b)]);
   }
-  if (forced_stores > 0) flow.AddEdge(stores, sink, forced_stores);
+  for (size_t k = 0; k < forced.size(); ++k) {
+    flow.AddEdge(stores + static_cast<int>(k), sink, static_cast<double>(problem.tensor(forced[k]).size()) / bandwidth);
+  }
   pass.bound = total - flow.Run(source, sink);
   return pass;
 }

@@ -58,6 +58,7 @@ class TrafficBound {
   const std::vector<Role>& Roles(int o) const { return roles_.Roles(o).roles; }
   bool HaveReach() const { return roles_.HaveReach(); }
   bool Separated(int a, int b) const { return roles_.Separated(a, b); }
+  bool Excluded(int a, int b) const { return roles_.Excluded(a, b); }
   bool EdgeFusable(int c, int e) const { return roles_.Fusable(c, e); }
   std::vector<Role> DemandedOf(int p, int e) const { return roles_.DemandedOf(p, e); }
 

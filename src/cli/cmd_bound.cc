@@ -17,13 +17,16 @@ int RunBound(int argc, char** argv, int first) {
   std::vector<Option> options = ModeOptions();
   options.push_back({"json", "",
                      "print JSON: lower_bound, every part (compute, io, traffic, mixed, phase, capacity, coupled, "
-                     "shared, squeeze, held), modes, time_s"});
+                     "shared, squeeze, held; tier2, split when run), modes, time_s"});
   options.push_back({"tier2", "",
                      "also run tier 2, the covering LP over every subgraph context (seconds to "
                      "minutes; problems of at most 64 ops and 1,000,000 connected op sets)"});
-  options.push_back({"time-limit", "SEC", "budget of --tier2 in seconds (default 120); a stopped "
-                     "run still reports a valid bound"});
-  Args args("bound", "PROBLEM.json [--json] [--tier2 [--time-limit SEC]] [mode flags]",
+  options.push_back({"split", "",
+                     "also run tier 2 by link components: the covering LP on each part of the graph that "
+                     "no subgraph can leave, summed (problems of any size; parts of at most 64 ops)"});
+  options.push_back({"time-limit", "SEC", "budget of --tier2 and of --split in seconds (default 120 each); "
+                     "a stopped run still reports a valid bound"});
+  Args args("bound", "PROBLEM.json [--json] [--tier2] [--split] [--time-limit SEC] [mode flags]",
             "Prints a lower bound on the total latency of every valid schedule of PROBLEM.json\n"
             "under the chosen modes: the largest of its parts, each printed below: compute (every\n"
             "op once, padded tiles), I/O (graph inputs and outputs once), traffic (every load a\n"
@@ -34,7 +37,9 @@ int RunBound(int argc, char** argv, int first) {
             "tile), held (what a resident operand leaves for a producer computed inside). The lemmas\n"
             "are in docs/bounds.md. A schedule whose latency equals it is optimal.\n"
             "--tier2 adds the covering LP (docs/bounds.md \"Tier 2\"): every subgraph context\n"
-            "is priced, so its certified value is a bound too; the larger one is printed.",
+            "is priced, so its certified value is a bound too; the larger one is printed.\n"
+            "--split adds the same LP on each link component of the graph (docs/bounds.md\n"
+            "\"Tier 2 by components\"): the ops that can share a subgraph, priced apart and summed.",
             options, 1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
@@ -45,25 +50,34 @@ int RunBound(int argc, char** argv, int first) {
   PrintWarnings("bound", warnings);
   const auto start = std::chrono::steady_clock::now();
   const LowerBounds bounds = ComputeLowerBounds(*problem, *modes);
+  auto limit = args.GetDouble("time-limit", 120);
+  if (!limit.ok()) return Fail("bound", limit.status().message(), kExitUsage);
+  if (!(*limit > 0)) return Fail("bound", "--time-limit must be positive", kExitUsage);
+  search::Tier2Options tier2_options;
+  tier2_options.modes = *modes;
+  tier2_options.time_limit = *limit;
   double tier2 = -1;  // < 0: not run
   std::string tier2_note;  // what the run did (converged or stopped, how many contexts)
   if (args.Has("tier2")) {
-    search::Tier2Options tier2_options;
-    tier2_options.modes = *modes;
-    auto limit = args.GetDouble("time-limit", 120);
-    if (!limit.ok()) return Fail("bound", limit.status().message(), kExitUsage);
-    if (!(*limit > 0)) return Fail("bound", "--time-limit must be positive", kExitUsage);
-    tier2_options.time_limit = *limit;
     std::cerr << "tier 2: pricing every subgraph context (up to "
               << FormatNumber(tier2_options.time_limit, 1) << " s)...\n";
     const search::Tier2Result run = search::Tier2Bound(*problem, tier2_options);
     tier2 = run.value;
     tier2_note = search::Tier2Summary(run);
   }
-  const double best = std::max(bounds.best(), tier2);
+  double split = -1;  // < 0: not run
+  std::string split_note;
+  if (args.Has("split")) {
+    std::cerr << "split tier 2: pricing each link component (up to "
+              << FormatNumber(tier2_options.time_limit, 1) << " s)...\n";
+    const search::SplitTier2Result run = search::SplitTier2Bound(*problem, tier2_options);
+    split = run.value;
+    split_note = search::SplitTier2Summary(run) + "; " + FormatNumber(run.seconds, 2) + " s";
+  }
+  const double best = std::max({bounds.best(), tier2, split});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (args.Has("json")) {
-    std::cout << LowerBoundsToJson(bounds, *modes, seconds, tier2);
+    std::cout << LowerBoundsToJson(bounds, *modes, seconds, tier2, split);
     return kExitOk;
   }
   std::cout << "lower bound " << FormatNumber(best) << " (" << ModesString(*modes) << ")\n"
@@ -79,6 +93,9 @@ int RunBound(int argc, char** argv, int first) {
             << "  held:     " << FormatNumber(bounds.held) << "\n";
   if (tier2 >= 0) {
     std::cout << "  tier 2:   " << FormatNumber(tier2) << " (covering LP; " << tier2_note << ")\n";
+  }
+  if (split >= 0) {
+    std::cout << "  split:    " << FormatNumber(split) << " (tier 2 by link components; " << split_note << ")\n";
   }
   std::cout
             << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";

@@ -1,0 +1,181 @@
+// Tier 2 by link components (docs/bounds.md, "Tier 2 by components", Lemmas W1-W3): every
+// subgraph lies inside one link component (W1), so the covering LP splits into one LP per
+// component once the flow rows of the tensors that cross between components are dropped; each
+// component is priced as a problem of its own with the relaxations of W2, and a component that
+// tier 2 cannot price (too many ops, op sets or contexts, or out of time) counts at its floor
+// (W3). The sum bounds every valid schedule.
+//
+// Entry points: SplitTier2Bound(problem, options) and SplitTier2Summary(result)
+// (tilesched/search.h), SplitTier2Pays(problem, modes) (search/tier2.h: whether RunSearch runs it). The components come from the bound module (LinkComponents,
+// tilesched/lower_bound.h); each component's LP is RunCoveringLp (search/tier2.h). Components are
+// priced in parallel (oneTBB), each into its own slot, and summed in component order.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+
+#include "tier2.h"
+#include "tilesched/graph.h"
+#include "tilesched/lower_bound.h"
+
+namespace tilesched::search {
+
+namespace {
+
+// One link component as a problem of its own (Lemma W2), with what it needs from the whole.
+struct Component {
+  std::vector<int> ops;       // op ids of the whole problem
+  std::optional<Problem> own;  // the component's problem (when it could be built)
+  Tier2Relaxation relaxation;
+  double floor = 0;  // Lemma W3
+};
+
+// The component's problem: its ops, and every tensor they read or write, renumbered. A tensor
+// produced outside is a graph input there, one read only outside a graph output (rule: a tensor
+// nobody reads is a graph output).
+Component BuildComponent(const Problem& problem, const CostModes& modes, std::vector<int> ops,
+                         const std::vector<int>& component_of) {
+  Component c;
+  c.ops = std::move(ops);
+  const int64_t capacity = problem.hardware().fast_memory_capacity;
+  const double bandwidth = problem.hardware().slow_memory_bandwidth;
+  const int me = component_of[static_cast<size_t>(c.ops.front())];
+  std::vector<int> renumber(static_cast<size_t>(problem.num_tensors()), -1);
+  std::vector<Tensor> tensors;
+  std::vector<int> whole;  // component tensor id -> tensor of the whole problem
+  auto local = [&](int t) {
+    int& id = renumber[static_cast<size_t>(t)];
+    if (id < 0) {
+      id = static_cast<int>(tensors.size());
+      tensors.push_back(problem.tensor(t));
+      whole.push_back(t);
+    }
+    return id;
+  };
+  std::vector<Op> own_ops;
+  double compute = 0;
+  for (int o : c.ops) {
+    Op op = problem.op(o);
+    for (int& t : op.inputs) t = local(t);
+    op.output = local(op.output);
+    own_ops.push_back(std::move(op));
+    compute += OpComputeOnce(problem, o, modes.matmul_reduction);
+  }
+  // Lemma W3: every op computes its output once; a graph input, or a tensor from outside too
+  // large to be resident, is loaded at least once; a graph output, or a tensor read outside too
+  // large to be retained, is stored at least once (all by subgraphs of this component).
+  int64_t moved = 0;
+  const Graph& g = problem.graph();
+  for (size_t i = 0; i < whole.size(); ++i) {
+    const int t = whole[i];
+    const int producer = problem.producer(t);
+    const bool inside = producer >= 0 && component_of[static_cast<size_t>(producer)] == me;
+    const bool too_large = problem.tensor(t).size() >= capacity;
+    if (!inside) {
+      if (producer < 0 || too_large) moved += problem.tensor(t).size();
+      else if (i < 64) c.relaxation.free_resident |= Mask{1} << i;
+      continue;
+    }
+    const bool read_here = std::any_of(g.successors(producer).begin(), g.successors(producer).end(), [&](int r) {
+      const auto& ins = problem.op(r).inputs;
+      return component_of[static_cast<size_t>(r)] == me && std::find(ins.begin(), ins.end(), t) != ins.end();
+    });
+    if (read_here) continue;
+    const bool graph_output = std::find(g.graph_outputs().begin(), g.graph_outputs().end(), t) != g.graph_outputs().end();
+    if (graph_output || too_large) moved += problem.tensor(t).size();
+    else if (i < 64) c.relaxation.rebate |= Mask{1} << i;
+  }
+  c.floor = std::max(compute, static_cast<double>(moved) / bandwidth);
+  auto own = Problem::Create(std::move(tensors), std::move(own_ops), problem.hardware());
+  if (own.ok()) c.own.emplace(std::move(*own));
+  return c;
+}
+
+// The first reason, in component order, that a component was not priced to convergence.
+Tier2Status Worse(Tier2Status so_far, Tier2Status next) {
+  return so_far == Tier2Status::kConverged ? next : so_far;
+}
+
+// The ops of each link component, in component order.
+std::vector<std::vector<int>> Members(const std::vector<int>& component_of) {
+  std::vector<std::vector<int>> members;
+  for (size_t o = 0; o < component_of.size(); ++o) {
+    const size_t id = static_cast<size_t>(component_of[o]);
+    if (members.size() <= id) members.resize(id + 1);
+    members[id].push_back(static_cast<int>(o));
+  }
+  return members;
+}
+
+}  // namespace
+
+bool SplitTier2Pays(const Problem& problem, const CostModes& modes) {
+  const std::vector<std::vector<int>> members = Members(LinkComponents(problem, modes));
+  if (members.size() < 2) return false;
+  int within = 0;
+  std::vector<size_t> counted_in(static_cast<size_t>(problem.num_tensors()), members.size());  // last component
+  for (size_t c = 0; c < members.size(); ++c) {
+    int tensors = 0;
+    auto count = [&](int t) {
+      if (counted_in[static_cast<size_t>(t)] == c) return;
+      counted_in[static_cast<size_t>(t)] = c;
+      ++tensors;
+    };
+    for (int o : members[c]) {
+      for (int t : problem.op(o).inputs) count(t);
+      count(problem.op(o).output);
+    }
+    if (members[c].size() <= 64 && tensors <= 64) within += static_cast<int>(members[c].size());
+  }
+  return 2 * within >= problem.num_ops();
+}
+
+SplitTier2Result SplitTier2Bound(const Problem& problem, const Tier2Options& options) {
+  std::optional<tbb::global_control> threads;
+  if (options.threads > 0) {
+    threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(options.threads));
+  }
+  const Budget budget(options.time_limit, options.stop);
+  const std::vector<int> component_of = LinkComponents(problem, options.modes);
+  std::vector<std::vector<int>> members = Members(component_of);
+  std::vector<Component> components;
+  components.reserve(members.size());
+  for (auto& ops : members) components.push_back(BuildComponent(problem, options.modes, std::move(ops), component_of));
+  std::vector<Tier2Result> runs(components.size());
+  tbb::parallel_for(size_t{0}, components.size(), [&](size_t i) {
+    const Component& c = components[i];
+    if (!c.own || !ContextPricer::Fits(*c.own)) return;  // kTooManyOps, value 0
+    runs[i] = RunCoveringLp(*c.own, options.modes, budget, options.max_tile_configs, c.relaxation);
+  });
+  SplitTier2Result result;
+  result.status = Tier2Status::kConverged;
+  result.components = static_cast<int>(components.size());
+  for (size_t i = 0; i < components.size(); ++i) {
+    const Tier2Result& run = runs[i];
+    result.value += std::max(run.value, components[i].floor);
+    result.largest = std::max(result.largest, static_cast<int>(components[i].ops.size()));
+    result.contexts_costed += run.contexts_costed;
+    result.lp_rounds += run.lp_rounds;
+    if (run.status == Tier2Status::kConverged) ++result.converged;
+    else result.status = Worse(result.status, run.status);
+  }
+  result.seconds = budget.Elapsed();
+  return result;
+}
+
+std::string SplitTier2Summary(const SplitTier2Result& result) {
+  std::string line = std::to_string(result.components) + " link components (largest " +
+                     std::to_string(result.largest) + " ops), " + std::to_string(result.converged) +
+                     " priced to convergence, " + std::to_string(result.contexts_costed) + " contexts costed";
+  if (result.status != Tier2Status::kConverged) {
+    line += "; the others at their floor or their certificate so far (first reason: " +
+            std::string(Tier2StatusName(result.status)) + ")";
+  }
+  return line;
+}
+
+}  // namespace tilesched::search

@@ -1,0 +1,46 @@
+// Tier 2's column generation on one problem (docs/bounds.md, "Tier 2: the covering LP", Lemmas
+// T1-T4), with the relaxations under which a link component of a larger problem is priced as a
+// problem of its own (Lemma W2, "Tier 2 by components").
+//
+// Entry point: RunCoveringLp(problem, modes, budget, max_tile_configs, relaxation). Tier2Bound
+// and RunCover (search/tier2.cc) call it with no relaxation; SplitTier2Bound
+// (search/split_tier2.cc) once per component.
+#ifndef TILESCHED_SEARCH_TIER2_H_
+#define TILESCHED_SEARCH_TIER2_H_
+
+#include <cstdint>
+
+#include "context.h"
+#include "context_pricer.h"
+#include "tilesched/cost_model.h"
+#include "tilesched/problem.h"
+#include "tilesched/search.h"
+
+namespace tilesched::search {
+
+// Lemma W2: what a component's own problem may do that the larger problem allows.
+struct Tier2Relaxation {
+  // Tensors (ids of the component's problem) produced outside the component: they may be
+  // resident when a context starts, with no flow row (their producer's subgraph is elsewhere).
+  Mask free_resident = 0;
+  // Graph outputs of the component's problem that the larger problem may retain instead of
+  // writing: every column holding one as a sink is priced its store lower (Lemma X9).
+  Mask rebate = 0;
+};
+
+// Column generation over every subgraph context of `problem`, with a certificate checked
+// against every column (Lemmas T1-T4; W2 with a relaxation). Its value bounds the latency of
+// every valid schedule of `problem`, or with a relaxation the subgraphs of the component.
+Tier2Result RunCoveringLp(const Problem& problem, const CostModes& modes, const Budget& budget,
+                          int64_t max_tile_configs, const Tier2Relaxation& relaxation = {});
+
+// SearchOptions::split_tier2's test: two link components or more, and those within tier 2's
+// reach (ContextPricer::Fits) hold at least half of the ops (search/split_tier2.cc).
+bool SplitTier2Pays(const Problem& problem, const CostModes& modes);
+
+// "converged", "stopped", "too large", ... (for summaries).
+const char* Tier2StatusName(Tier2Status status);
+
+}  // namespace tilesched::search
+
+#endif  // TILESCHED_SEARCH_TIER2_H_
