@@ -197,8 +197,14 @@ class Beam {
     *states = std::move(unique);
   }
 
-  // Uncovered ops whose producers are all covered, by topological rank.
+  // Uncovered ops whose producers are all covered, by topological rank; when the last stage
+  // left a tensor unwritten for the next one (Owed), the first op owed it, which every child
+  // must hold.
   std::vector<int> Anchors(const State& s) const {
+    if (const Node* last = s.node.get()) {
+      const Debt debt = Owed(*last->plan, s.covered);
+      if (!debt.empty()) return {debt.ops.front()};
+    }
     std::vector<int> anchors;
     for (int o : problem_.graph().topo_order()) {
       if (s.covered.Test(o) || !in_target_.Test(o)) continue;
@@ -259,6 +265,59 @@ class Beam {
     return false;
   }
 
+  // What a stage leaves unwritten for the next one: the tensors it consumes inside (so never
+  // writes) that uncovered ops outside it still read, and those ops (both sorted).
+  // LeavesDeadEnd makes the next stage retain-read them all. `covered` may include plan's ops.
+  struct Debt {
+    std::vector<int> tensors, ops;
+    bool empty() const { return ops.empty(); }
+  };
+  Debt Owed(const SubgraphPlan& plan, const Bitset& covered) const {
+    Debt debt;
+    for (int t : plan.produced()) {
+      if (std::binary_search(plan.sinks().begin(), plan.sinks().end(), t)) continue;
+      bool read_outside = false;
+      for (int c : problem_.graph().consumers(t)) {
+        if (!plan.Contains(c) && !covered.Test(c)) {
+          debt.ops.push_back(c);
+          read_outside = true;
+        }
+      }
+      if (read_outside) debt.tensors.push_back(t);
+    }
+    std::sort(debt.ops.begin(), debt.ops.end());
+    debt.ops.erase(std::unique(debt.ops.begin(), debt.ops.end()), debt.ops.end());
+    return debt;
+  }
+
+  // True when `plan` (with `resident` in fast memory) can retain the debt's tensors and some
+  // candidate could come next and settle it: it holds every op owed, its ops are inside the
+  // window or already covered (`covered`, with plan's ops), their producers covered or inside
+  // it, and it fits with the debt resident. Without this check a beam fills with prefixes that
+  // skipped a write and cannot go on: on transformer layers (a residual read by the norm
+  // beside it and by the block's last add) every beam of width 4 and 16 died that way.
+  bool CanSettle(const SubgraphPlan& plan, const Debt& debt, const Bitset& covered,
+                 const std::vector<int>& resident) const {
+    if (!ctx_.coster.Configure(plan, debt.tensors, resident)) return false;
+    for (int index : ctx_.pool.by_op[static_cast<size_t>(debt.ops.front())]) {
+      const Candidate& next = ctx_.pool.candidates[static_cast<size_t>(index)];
+      const std::vector<int>& ops = next.ops;
+      if (!std::includes(ops.begin(), ops.end(), debt.ops.begin(), debt.ops.end())) continue;
+      const auto ready = [&](int o) {
+        if (!in_target_.Test(o) && !covered.Test(o)) return false;
+        for (int p : problem_.graph().predecessors(o)) {
+          if (!covered.Test(p) && !std::binary_search(ops.begin(), ops.end(), p)) return false;
+        }
+        return true;
+      };
+      if (std::all_of(ops.begin(), ops.end(), ready) &&
+          ctx_.coster.Configure(*next.plan, {}, debt.tensors)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   void TryCandidate(const State& s, const Candidate& cand, const Bitset& slow_now,
                     std::vector<State>* out) const {
     const Node* last = s.node.get();
@@ -276,6 +335,12 @@ class Beam {
     }
     for (int t : missing) {
       if (!std::binary_search(keepable.begin(), keepable.end(), t)) return;
+    }
+    const Debt debt = Owed(plan, s.covered);
+    Bitset covered_after;
+    if (!debt.empty()) {
+      covered_after = s.covered;
+      for (int o : plan.ops()) covered_after.Set(o);
     }
 
     // Retention options: every subset of the keepable tensors that holds the missing ones
@@ -301,6 +366,7 @@ class Beam {
     }
     for (const std::vector<int>& keep : retentions) {
       if (LeavesDeadEnd(s, plan, keep)) continue;
+      if (!debt.empty() && !CanSettle(plan, debt, covered_after, keep)) continue;
       TileChoice parent_choice;
       if (last) {
         parent_choice = last->choice;
@@ -350,6 +416,7 @@ class Beam {
       child.key = MixHash(MixHash(HashBits(child.covered), HashBits(child.slow_before_last)),
                           HashIds(plan.ops(), HashIds(keep)));
       out->push_back(std::move(child));
+      ctx_.CountMoves(1);
     }
   }
 
@@ -366,6 +433,7 @@ class Beam {
 }  // namespace
 
 bool RunBeam(SearchContext& ctx, int width, double max_seconds) {
+  ctx.Phase("beam " + std::to_string(width));
   std::vector<int> all(static_cast<size_t>(ctx.problem.num_ops()));
   for (int o = 0; o < ctx.problem.num_ops(); ++o) all[static_cast<size_t>(o)] = o;
   auto draft = Beam(ctx, width, ctx.budget.Elapsed() + max_seconds).Solve({}, all);

@@ -90,20 +90,21 @@ struct ModelCoster::Memo {
 };
 
 ModelCoster::ModelCoster(const CostModel& model, ConfigureOptions options,
-                         std::atomic<int64_t>* counter)
-    : configurator_(model, options), memo_(std::make_unique<Memo>()), counter_(counter) {}
+                         SearchProgress* progress)
+    : configurator_(model, options), memo_(std::make_unique<Memo>()), progress_(progress) {}
 ModelCoster::~ModelCoster() = default;
 
 std::optional<TileChoice> ModelCoster::Configure(const SubgraphPlan& plan,
                                                  std::span<const int> retained,
                                                  std::span<const int> resident) {
+  if (progress_) progress_->costings.fetch_add(1, std::memory_order_relaxed);
   std::vector<int64_t> key = ShapeKey(configurator_.model().problem(), plan, retained, resident);
   {
     decltype(memo_->map)::const_accessor found;
     if (memo_->map.find(found, key)) return found->second;
   }
   memo_->misses.fetch_add(1, std::memory_order_relaxed);
-  if (counter_) counter_->fetch_add(1, std::memory_order_relaxed);
+  if (progress_) progress_->configurations.fetch_add(1, std::memory_order_relaxed);
   std::optional<TileChoice> choice = configurator_.Best(plan, retained, resident);
   decltype(memo_->map)::accessor slot;
   if (memo_->map.insert(slot, std::move(key))) slot->second = choice;

@@ -279,6 +279,7 @@ bool RetentionStaysValid(const Problem& problem, const Stage& cur, const Stage& 
 }  // namespace
 
 void RunGreedy(SearchContext& ctx) {
+  ctx.Phase("greedy");
   if (ctx.budget.Expired()) return;  // RunSearch has offered the singletons already
   auto start = SingletonDraft(ctx.problem, ctx.plans, ctx.coster);
   if (!start.ok()) return;

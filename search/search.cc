@@ -126,6 +126,7 @@ void RunNarrowBeam(SearchContext& ctx) {
   }
   SearchOptions narrow = ctx.options;
   narrow.max_candidates_per_op = kNarrowCandidatesPerOp;
+  ctx.Phase("narrow candidates");
   const double pool_until = ctx.budget.Elapsed() + kNarrowPoolShare * ctx.budget.Remaining();
   bool cut = false;
   const CandidatePool pool = BuildCandidates(ctx.problem, ctx.plans, narrow, [&] {
@@ -133,7 +134,8 @@ void RunNarrowBeam(SearchContext& ctx) {
     return cut;
   });
   SearchContext narrow_ctx{ctx.problem, ctx.options, ctx.plans,    ctx.coster, ctx.incumbent,
-                           ctx.budget,  pool,        ctx.observer, ctx.journal};
+                           ctx.budget,  pool,        ctx.observer, ctx.journal, /*proven=*/nullptr,
+                           ctx.progress};
   narrow_ctx.Note("narrow candidates: " + std::to_string(pool.candidates.size()) + " subgraphs" +
                   (cut ? " (cut short: no narrow beam)" : ""));
   if (cut) return;
@@ -251,13 +253,16 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   // process is about to exit, and returning millions of small blocks to malloc would delay
   // the final write by tens of milliseconds.
   struct Caches {
-    Caches(const Problem& p, const SearchOptions& o, std::atomic<int64_t>* counter)
-        : model(p, o.modes), plans(p), coster(model, o.configure, counter) {}
+    Caches(const Problem& p, const SearchOptions& o, SearchProgress* progress)
+        : model(p, o.modes), plans(p), coster(model, o.configure, progress) {}
     CostModel model;
     PlanCache plans;
     ModelCoster coster;
   };
-  auto caches = std::make_unique<Caches>(problem, options, hooks.evaluations);
+  // The run's counters: the caller's, or the run's own.
+  SearchProgress own_progress;
+  SearchProgress* progress = hooks.progress ? hooks.progress : &own_progress;
+  auto caches = std::make_unique<Caches>(problem, options, progress);
   const LeakOnStop<Caches> keep_caches{caches, hooks};
   PlanCache& plans = caches->plans;
   ModelCoster& coster = caches->coster;
@@ -277,10 +282,11 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   const LeakOnStop<CandidatePool> keep_pool{pool_holder, hooks};
   ProvenBound proven;
   SearchContext ctx{problem, options, plans, coster, incumbent, budget, *pool_holder, observer,
-                    &journal, &proven};
+                    &journal, &proven, progress};
   // SearchOptions::tier2_first: tier 2 of the bound before the search, on a budget of its own
   // (at most half the time left), so that the search can stop as soon as it meets it.
   if (options.tier2_first > 0 && options.strategy != "cover" && !budget.Expired()) {
+    ctx.Phase("tier 2");
     Tier2Options tier2_options;
     tier2_options.modes = options.modes;
     tier2_options.time_limit = budget.has_deadline() ? std::min(options.tier2_first, 0.5 * budget.Remaining())
@@ -301,6 +307,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   if (strategy->greedy_first) RunGreedy(ctx);
   if (strategy->narrow_first) RunNarrowBeam(ctx);
   if (strategy->run != nullptr) {
+    ctx.Phase("candidates");
     *pool_holder =
         BuildCandidates(problem, plans, options, [&budget] { return budget.Expired(); });
     ctx.Note("candidates: " + std::to_string(pool_holder->candidates.size()) +

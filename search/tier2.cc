@@ -404,6 +404,7 @@ Tier2Result Tier2Bound(const Problem& problem, const Tier2Options& options) {
 }
 
 void RunCover(SearchContext& ctx) {
+  ctx.Phase("cover");
   const Tier2Result tier2 =
       CoveringLp(ctx.problem, ctx.options.modes, ctx.budget, ctx.options.exact_max_tile_configs).Run();
   ctx.Note("tier 2: " + Tier2Summary(tier2));

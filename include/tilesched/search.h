@@ -109,6 +109,23 @@ class SearchObserver {
   virtual ~SearchObserver() = default;
   // A better schedule was found (already re-checked by Evaluate()).
   virtual void Improved(const Schedule& schedule, double total, const std::string& by) = 0;
+  // A phase of the run begins ("greedy", "beam 64", "lns", "anneal", ...; docs/search.md,
+  // "Where the time goes"); the next phase's start ends it.
+  virtual void PhaseStarted(const std::string& /*phase*/) {}
+};
+
+// A run's live counters, read from another thread while it runs (progress lines, `schedule
+// --trace`, bench/search_rate_bench.cc): the rates of work per phase over time.
+struct SearchProgress {
+  // Subgraph configurations costed by the configurator (the coster's memo misses; the
+  // run's SearchResult::evaluations).
+  std::atomic<int64_t> configurations{0};
+  // Subgraph costings asked for, answered from the memo or not: every strategy's work passes
+  // through them.
+  std::atomic<int64_t> costings{0};
+  // Neighbours evaluated: schedule prefixes a beam (also inside an LNS window) extended, and
+  // annealing moves that produced a schedule to cost.
+  std::atomic<int64_t> moves{0};
 };
 
 // Relative rounding allowances of an "optimal" claim: sums that equal the bound may differ in
@@ -139,7 +156,7 @@ struct SearchResult {
 struct SearchHooks {
   SearchObserver* observer = nullptr;
   const std::atomic<bool>* stop = nullptr;   // set (e.g. by a signal handler) to end the run
-  std::atomic<int64_t>* evaluations = nullptr;  // live count of subgraph configurations costed
+  SearchProgress* progress = nullptr;  // live counters of the run's work
   // The caller exits right after the run (a command): the run's caches are then never freed,
   // as after a stop, since returning their many small blocks to malloc delays the exit by tens
   // of milliseconds past a time limit (docs/scaling.md, "Short limits").
