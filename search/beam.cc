@@ -18,6 +18,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <span>
 
 #include <tbb/parallel_for.h>
 
@@ -45,12 +46,15 @@ struct State {
   Bitset covered;
   Bitset slow_before_last;  // slow memory before the last stage wrote
   double g = 0;           // latency of the prefix
-  double f = 0;           // g + estimate of the rest
+  double rest = 0;        // compute once of the target ops not covered
+  double f = 0;           // g + estimate of the rest (rest scaled)
   int covered_count = 0;
   uint64_t key = 0;
 };
 
-Draft Reconstruct(const std::shared_ptr<const Node>& leaf) {
+// The schedule of `leaf`'s prefix: the fixed stages before the beam's root, then one stage per
+// node from the root down.
+Draft Reconstruct(std::span<const Stage> fixed, const std::shared_ptr<const Node>& leaf) {
   std::vector<Stage> reversed;
   const Node* child = nullptr;
   for (const Node* n = leaf.get(); n != nullptr; n = n->parent.get()) {
@@ -66,7 +70,9 @@ Draft Reconstruct(const std::shared_ptr<const Node>& leaf) {
     child = n;
   }
   Draft draft;
-  draft.stages.assign(reversed.rbegin(), reversed.rend());
+  draft.stages.reserve(fixed.size() + reversed.size());
+  draft.stages.assign(fixed.begin(), fixed.end());
+  draft.stages.insert(draft.stages.end(), reversed.rbegin(), reversed.rend());
   for (const Stage& s : draft.stages) draft.total += s.choice.latency;
   return draft;
 }
@@ -76,7 +82,7 @@ class Beam {
   // `stop_at`: seconds into the run after which the beam gives up.
   Beam(SearchContext& ctx, int width,
        double stop_at = std::numeric_limits<double>::infinity())
-      : ctx_(ctx), width_(width), problem_(ctx.problem), stop_at_(stop_at) {
+      : ctx_(ctx), width_(width), problem_(ctx.problem), stop_at_(stop_at), by_op_(&ctx.pool.by_op) {
     const int n = problem_.num_ops();
     remaining_.resize(n);
     for (int o = 0; o < n; ++o) {
@@ -98,15 +104,23 @@ class Beam {
   }
 
   // Covers `target` (sorted op ids) after the fixed `prefix`; returns the prefix plus the best
-  // window found (the last window stage retaining nothing), or nullopt.
-  std::optional<Draft> Solve(const std::vector<Stage>& prefix, const std::vector<int>& target) {
+  // window found (the last window stage retaining nothing), or nullopt. With a window (a target
+  // that is not every op) the candidates are the pool's subgraphs made of target ops only, so
+  // that the work per window does not grow with the graph.
+  std::optional<Draft> Solve(std::span<const Stage> prefix, const std::vector<int>& target) {
     const int n = problem_.num_ops();
     in_target_ = Bitset(n);
     for (int o : target) in_target_.Set(o);
+    target_by_rank_ = target;
+    std::sort(target_by_rank_.begin(), target_by_rank_.end(), [&](int a, int b) {
+      return problem_.graph().topo_rank(a) < problem_.graph().topo_rank(b);
+    });
+    if (static_cast<int>(target.size()) < n) LimitCandidatesToTarget(target);
     const int goal = static_cast<int>(target.size());
     std::vector<std::vector<State>> layers(static_cast<size_t>(goal) + 1);
     auto root = Root(prefix);
     if (!root) return std::nullopt;
+    for (int o : target) root->rest += remaining_[static_cast<size_t>(o)];
     layers[0].push_back(*root);
     std::optional<State> best_done;
     for (int layer = 0; layer < goal; ++layer) {
@@ -132,53 +146,60 @@ class Beam {
       states.shrink_to_fit();
     }
     if (!best_done) return std::nullopt;
-    return Reconstruct(best_done->node);
+    return Reconstruct(prefix.empty() ? prefix : prefix.first(prefix.size() - 1), best_done->node);
   }
 
  private:
   bool OutOfTime() const { return ctx_.budget.Expired() || ctx_.budget.Elapsed() >= stop_at_; }
 
-  // The state after the fixed prefix (its last stage's retention left open).
-  std::optional<State> Root(const std::vector<Stage>& prefix) const {
+  // The state after the fixed prefix: one node, the prefix's last stage with its retention
+  // left open (the stages before it are fixed and never revisited).
+  std::optional<State> Root(std::span<const Stage> prefix) const {
     State root;
     root.covered = Bitset(problem_.num_ops());
     root.slow_before_last = Bitset(problem_.num_tensors());
     for (int t = 0; t < problem_.num_tensors(); ++t) {
       if (problem_.is_graph_input(t)) root.slow_before_last.Set(t);
     }
-    std::shared_ptr<const Node> node;
-    static const std::vector<int> kNone;
     for (size_t i = 0; i < prefix.size(); ++i) {
-      const Stage& stage = prefix[i];
-      const std::vector<int>& resident = i ? prefix[i - 1].retained : kNone;
-      auto n = std::make_shared<Node>();
-      n->parent = node;
-      n->plan = stage.plan;
-      n->resident_in = resident;
-      if (i + 1 == prefix.size()) {
-        auto open = ctx_.coster.Configure(*stage.plan, {}, resident);
-        if (!open) return std::nullopt;
-        n->choice = *open;
-      } else {
-        n->choice = stage.choice;
-      }
-      if (i > 0) {
-        n->parent_retained = prefix[i - 1].retained;
-        n->parent_choice = prefix[i - 1].choice;
-        // The previous stage's writes, now final.
-        for (int t : prefix[i - 1].plan->sinks()) {
-          if (problem_.is_graph_output(t) ||
-              !std::binary_search(prefix[i - 1].retained.begin(), prefix[i - 1].retained.end(), t)) {
-            root.slow_before_last.Set(t);
-          }
+      for (int o : prefix[i].plan->ops()) root.covered.Set(o);
+      if (i + 1 == prefix.size()) break;
+      // The writes of every stage before the last, now final.
+      for (int t : prefix[i].plan->sinks()) {
+        if (problem_.is_graph_output(t) ||
+            !std::binary_search(prefix[i].retained.begin(), prefix[i].retained.end(), t)) {
+          root.slow_before_last.Set(t);
         }
       }
-      for (int o : stage.plan->ops()) root.covered.Set(o);
-      root.g += i + 1 == prefix.size() ? n->choice.latency : stage.choice.latency;
-      node = std::move(n);
     }
-    root.node = std::move(node);
+    if (!prefix.empty()) {
+      static const std::vector<int> kNone;
+      const Stage& stage = prefix.back();
+      const std::vector<int>& resident = prefix.size() > 1 ? prefix[prefix.size() - 2].retained : kNone;
+      auto node = std::make_shared<Node>();
+      node->plan = stage.plan;
+      node->resident_in = resident;
+      auto open = ctx_.coster.Configure(*stage.plan, {}, resident);
+      if (!open) return std::nullopt;
+      node->choice = *open;
+      root.g = open->latency;
+      root.node = std::move(node);
+    }
     return root;
+  }
+
+  // The lists of candidates by op for a window: those of the pool made of `target` ops only.
+  void LimitCandidatesToTarget(const std::vector<int>& target) {
+    local_by_op_.assign(static_cast<size_t>(problem_.num_ops()), {});
+    for (int o : target) {
+      for (int index : ctx_.pool.by_op[static_cast<size_t>(o)]) {
+        const std::vector<int>& ops = ctx_.pool.candidates[static_cast<size_t>(index)].ops;
+        if (std::all_of(ops.begin(), ops.end(), [&](int x) { return in_target_.Test(x); })) {
+          local_by_op_[static_cast<size_t>(o)].push_back(index);
+        }
+      }
+    }
+    by_op_ = &local_by_op_;
   }
 
   // Keeps the `width_` best states, one per key (deterministic: stable order).
@@ -206,8 +227,8 @@ class Beam {
       if (!debt.empty()) return {debt.ops.front()};
     }
     std::vector<int> anchors;
-    for (int o : problem_.graph().topo_order()) {
-      if (s.covered.Test(o) || !in_target_.Test(o)) continue;
+    for (int o : target_by_rank_) {
+      if (s.covered.Test(o)) continue;
       bool ready = true;
       for (int p : problem_.graph().predecessors(o)) ready &= s.covered.Test(p);
       if (!ready) continue;
@@ -235,7 +256,7 @@ class Beam {
       generation = 1;
     }
     for (int anchor : Anchors(s)) {
-      for (int index : ctx_.pool.by_op[static_cast<size_t>(anchor)]) {
+      for (int index : (*by_op_)[static_cast<size_t>(anchor)]) {
         // One state's children can take longer than the time limit's margin (cold caches).
         if (OutOfTime()) return;
         if (seen[static_cast<size_t>(index)] == generation) continue;
@@ -299,7 +320,7 @@ class Beam {
   bool CanSettle(const SubgraphPlan& plan, const Debt& debt, const Bitset& covered,
                  const std::vector<int>& resident) const {
     if (!ctx_.coster.Configure(plan, debt.tensors, resident)) return false;
-    for (int index : ctx_.pool.by_op[static_cast<size_t>(debt.ops.front())]) {
+    for (int index : (*by_op_)[static_cast<size_t>(debt.ops.front())]) {
       const Candidate& next = ctx_.pool.candidates[static_cast<size_t>(index)];
       const std::vector<int>& ops = next.ops;
       if (!std::includes(ops.begin(), ops.end(), debt.ops.begin(), debt.ops.end())) continue;
@@ -322,6 +343,10 @@ class Beam {
                     std::vector<State>* out) const {
     const Node* last = s.node.get();
     const SubgraphPlan& plan = *cand.plan;
+    // Every op not yet covered must be in the target (a window's ops).
+    for (int o : plan.ops()) {
+      if (!s.covered.Test(o) && !in_target_.Test(o)) return;
+    }
     // Inputs not in slow memory must come from the last stage's retention.
     std::vector<int> missing;
     for (int t : plan.external_inputs()) {
@@ -383,7 +408,6 @@ class Beam {
       int added = 0;
       for (int o : plan.ops()) {
         if (!child.covered.Test(o)) {
-          if (!in_target_.Test(o)) return;  // outside the window
           child.covered.Set(o);
           ++added;
         }
@@ -400,11 +424,11 @@ class Beam {
       }
       child.g = s.g - (last ? last->choice.latency : 0) + (last ? parent_choice.latency : 0) +
                 choice->latency;
-      double rest = 0;
-      for (int o = 0; o < problem_.num_ops(); ++o) {
-        if (!child.covered.Test(o)) rest += remaining_[static_cast<size_t>(o)];
+      child.rest = s.rest;
+      for (int o : plan.ops()) {
+        if (!s.covered.Test(o)) child.rest -= remaining_[static_cast<size_t>(o)];
       }
-      child.f = child.g + ratio_ * rest;
+      child.f = child.g + ratio_ * child.rest;
       auto node = std::make_shared<Node>();
       node->parent = s.node;
       node->plan = &plan;
@@ -428,6 +452,10 @@ class Beam {
   double ratio_ = 1;
   double stop_at_;
   Bitset in_target_;
+  std::vector<int> target_by_rank_;  // the target ops in topological order
+  // Candidate indices by op: the pool's, or for a window those of target ops only.
+  const std::vector<std::vector<int>>* by_op_;
+  std::vector<std::vector<int>> local_by_op_;
 };
 
 }  // namespace
@@ -449,7 +477,7 @@ bool RunBeam(SearchContext& ctx, int width, double max_seconds) {
 
 std::optional<Draft> ReoptimizeWindow(SearchContext& ctx, const Draft& draft, size_t first,
                                       size_t last, int width) {
-  const std::vector<Stage> prefix(draft.stages.begin(), draft.stages.begin() + static_cast<long>(first));
+  const std::span<const Stage> prefix(draft.stages.data(), first);
   std::vector<int> target;
   for (size_t s = first; s < last; ++s) {
     for (int o : draft.stages[s].plan->ops()) target.push_back(o);
