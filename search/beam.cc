@@ -343,17 +343,24 @@ class Beam {
                     std::vector<State>* out) const {
     const Node* last = s.node.get();
     const SubgraphPlan& plan = *cand.plan;
-    // Every op not yet covered must be in the target (a window's ops).
+    // Every op not yet covered must be in the target (a window's ops), and one must be new.
+    int added = 0;
     for (int o : plan.ops()) {
-      if (!s.covered.Test(o) && !in_target_.Test(o)) return;
+      if (s.covered.Test(o)) continue;
+      if (!in_target_.Test(o)) return;
+      ++added;
     }
-    // Inputs not in slow memory must come from the last stage's retention.
-    std::vector<int> missing;
+    if (added == 0) return;
+    // Inputs not in slow memory must come from the last stage's retention. Scratch lists per
+    // thread: this runs for every candidate of every state.
+    thread_local std::vector<int> missing, keepable;
+    missing.clear();
+    keepable.clear();
     for (int t : plan.external_inputs()) {
       if (!slow_now.Test(t)) missing.push_back(t);
     }
-    std::vector<int> keepable;  // produced by the last stage and read here
     if (last) {
+      // Produced by the last stage and read here.
       std::set_intersection(last->plan->produced().begin(), last->plan->produced().end(),
                             plan.external_inputs().begin(), plan.external_inputs().end(),
                             std::back_inserter(keepable));
@@ -367,81 +374,87 @@ class Beam {
       covered_after = s.covered;
       for (int o : plan.ops()) covered_after.Set(o);
     }
-
-    // Retention options: every subset of the keepable tensors that holds the missing ones
-    // when there are few, otherwise all of them or one at a time.
-    std::vector<std::vector<int>> retentions;
-    auto holds_missing = [&](const std::vector<int>& keep) {
-      return std::includes(keep.begin(), keep.end(), missing.begin(), missing.end());
-    };
-    if (keepable.size() <= 3) {
-      for (uint32_t mask = 0; mask < (1u << keepable.size()); ++mask) {
-        std::vector<int> keep;
-        for (size_t i = 0; i < keepable.size(); ++i) {
-          if (mask >> i & 1) keep.push_back(keepable[i]);
-        }
-        if (holds_missing(keep)) retentions.push_back(std::move(keep));
-      }
-    } else {
-      if (missing.empty()) retentions.push_back({});
-      retentions.push_back(keepable);
-      for (int t : keepable) {
-        if (holds_missing({t})) retentions.push_back({t});
-      }
-    }
-    for (const std::vector<int>& keep : retentions) {
-      if (LeavesDeadEnd(s, plan, keep)) continue;
-      if (!debt.empty() && !CanSettle(plan, debt, covered_after, keep)) continue;
+    auto child_with = [&](const std::vector<int>& keep) {
+      if (LeavesDeadEnd(s, plan, keep)) return;
+      if (!debt.empty() && !CanSettle(plan, debt, covered_after, keep)) return;
       TileChoice parent_choice;
       if (last) {
         parent_choice = last->choice;
         if (!keep.empty()) {
           auto recosted = ctx_.coster.Configure(*last->plan, keep, last->resident_in);
-          if (!recosted) continue;
+          if (!recosted) return;
           parent_choice = *recosted;
         }
       }
       auto choice = ctx_.coster.Configure(plan, {}, keep);
-      if (!choice) continue;
-      State child;
-      child.covered = s.covered;
-      int added = 0;
-      for (int o : plan.ops()) {
-        if (!child.covered.Test(o)) {
-          child.covered.Set(o);
-          ++added;
-        }
-      }
-      if (added == 0) return;
-      child.covered_count = s.covered_count + added;
-      child.slow_before_last = s.slow_before_last;
-      if (last) {
-        for (int t : last->plan->sinks()) {
-          if (problem_.is_graph_output(t) || !std::binary_search(keep.begin(), keep.end(), t)) {
-            child.slow_before_last.Set(t);
-          }
-        }
-      }
-      child.g = s.g - (last ? last->choice.latency : 0) + (last ? parent_choice.latency : 0) +
-                choice->latency;
-      child.rest = s.rest;
-      for (int o : plan.ops()) {
-        if (!s.covered.Test(o)) child.rest -= remaining_[static_cast<size_t>(o)];
-      }
-      child.f = child.g + ratio_ * child.rest;
-      auto node = std::make_shared<Node>();
-      node->parent = s.node;
-      node->plan = &plan;
-      node->resident_in = keep;
-      node->choice = *choice;
-      node->parent_retained = keep;
-      node->parent_choice = parent_choice;
-      child.node = std::move(node);
-      child.key = MixHash(MixHash(HashBits(child.covered), HashBits(child.slow_before_last)),
-                          HashIds(plan.ops(), HashIds(keep)));
-      out->push_back(std::move(child));
+      if (!choice) return;
+      out->push_back(MakeChild(s, plan, keep, *choice, parent_choice, added));
       ctx_.CountMoves(1);
+    };
+    // Retention options: every subset of the keepable tensors that holds the missing ones
+    // when there are few, otherwise all of them or one at a time.
+    static const std::vector<int> kNone;
+    if (keepable.empty()) {
+      child_with(kNone);
+      return;
     }
+    auto holds_missing = [&](const std::vector<int>& keep) {
+      return std::includes(keep.begin(), keep.end(), missing.begin(), missing.end());
+    };
+    std::vector<int> keep;
+    if (keepable.size() <= 3) {
+      for (uint32_t mask = 0; mask < (1u << keepable.size()); ++mask) {
+        keep.clear();
+        for (size_t i = 0; i < keepable.size(); ++i) {
+          if (mask >> i & 1) keep.push_back(keepable[i]);
+        }
+        if (holds_missing(keep)) child_with(keep);
+      }
+    } else {
+      if (missing.empty()) child_with(kNone);
+      child_with(keepable);
+      for (int t : keepable) {
+        keep.assign(1, t);
+        if (holds_missing(keep)) child_with(keep);
+      }
+    }
+  }
+
+  // The state after appending `plan` to `s`, its last stage retaining `keep`.
+  State MakeChild(const State& s, const SubgraphPlan& plan, const std::vector<int>& keep,
+                  const TileChoice& choice, const TileChoice& parent_choice, int added) const {
+    const Node* last = s.node.get();
+    State child;
+    child.covered = s.covered;
+    child.rest = s.rest;
+    for (int o : plan.ops()) {
+      if (child.covered.Test(o)) continue;
+      child.covered.Set(o);
+      child.rest -= remaining_[static_cast<size_t>(o)];
+    }
+    child.covered_count = s.covered_count + added;
+    child.slow_before_last = s.slow_before_last;
+    if (last) {
+      for (int t : last->plan->sinks()) {
+        if (problem_.is_graph_output(t) || !std::binary_search(keep.begin(), keep.end(), t)) {
+          child.slow_before_last.Set(t);
+        }
+      }
+    }
+    child.g = s.g - (last ? last->choice.latency : 0) + (last ? parent_choice.latency : 0) +
+              choice.latency;
+    child.f = child.g + ratio_ * child.rest;
+    auto node = std::make_shared<Node>();
+    node->parent = s.node;
+    node->plan = &plan;
+    node->resident_in = keep;
+    node->choice = choice;
+    node->parent_retained = keep;
+    node->parent_choice = parent_choice;
+    child.node = std::move(node);
+    child.key = MixHash(MixHash(HashBits(child.covered), HashBits(child.slow_before_last)),
+                        HashIds(plan.ops(), HashIds(keep)));
+    return child;
   }
 
   SearchContext& ctx_;
