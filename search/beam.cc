@@ -82,7 +82,10 @@ class Beam {
   // `stop_at`: seconds into the run after which the beam gives up.
   Beam(SearchContext& ctx, int width,
        double stop_at = std::numeric_limits<double>::infinity())
-      : ctx_(ctx), width_(width), problem_(ctx.problem), stop_at_(stop_at), by_op_(&ctx.pool.by_op) {
+      : ctx_(ctx), width_(width), problem_(ctx.problem), stop_at_(stop_at),
+        anchors_(ctx.options.anchors), by_op_(&ctx.pool.by_op) {
+    cands_.reserve(ctx.pool.candidates.size());
+    for (const Candidate& c : ctx.pool.candidates) cands_.push_back(&c);
     const int n = problem_.num_ops();
     remaining_.resize(n);
     for (int o = 0; o < n; ++o) {
@@ -105,9 +108,12 @@ class Beam {
 
   // Covers `target` (sorted op ids) after the fixed `prefix`; returns the prefix plus the best
   // window found (the last window stage retaining nothing), or nullopt. With a window (a target
-  // that is not every op) the candidates are the pool's subgraphs made of target ops only, so
-  // that the work per window does not grow with the graph.
-  std::optional<Draft> Solve(std::span<const Stage> prefix, const std::vector<int>& target) {
+  // that is not every op) the candidates are the pool's subgraphs made of target ops only and
+  // `extra` (the window's own subgraphs, which may be larger than any in the pool), so that the
+  // work per window does not grow with the graph, and every ready op of the window may start
+  // the next subgraph.
+  std::optional<Draft> Solve(std::span<const Stage> prefix, const std::vector<int>& target,
+                             std::span<const SubgraphPlan* const> extra = {}) {
     const int n = problem_.num_ops();
     in_target_ = Bitset(n);
     for (int o : target) in_target_.Set(o);
@@ -115,7 +121,10 @@ class Beam {
     std::sort(target_by_rank_.begin(), target_by_rank_.end(), [&](int a, int b) {
       return problem_.graph().topo_rank(a) < problem_.graph().topo_rank(b);
     });
-    if (static_cast<int>(target.size()) < n) LimitCandidatesToTarget(target);
+    if (static_cast<int>(target.size()) < n) {
+      LimitCandidatesToTarget(target, extra);
+      anchors_ = static_cast<int>(target.size());
+    }
     const int goal = static_cast<int>(target.size());
     std::vector<std::vector<State>> layers(static_cast<size_t>(goal) + 1);
     auto root = Root(prefix);
@@ -188,17 +197,38 @@ class Beam {
     return root;
   }
 
-  // The lists of candidates by op for a window: those of the pool made of `target` ops only.
-  void LimitCandidatesToTarget(const std::vector<int>& target) {
+  // The candidates of a window: those of the pool made of `target` ops only, and the plans
+  // `extra` not among them; listed by op.
+  void LimitCandidatesToTarget(const std::vector<int>& target,
+                               std::span<const SubgraphPlan* const> extra) {
+    cands_.clear();
     local_by_op_.assign(static_cast<size_t>(problem_.num_ops()), {});
+    auto inside = [&](const std::vector<int>& ops) {
+      return std::all_of(ops.begin(), ops.end(), [&](int x) { return in_target_.Test(x); });
+    };
+    auto add = [&](const Candidate* c) {
+      for (int o : c->ops) local_by_op_[static_cast<size_t>(o)].push_back(static_cast<int>(cands_.size()));
+      cands_.push_back(c);
+    };
+    std::vector<const SubgraphPlan*> listed;
     for (int o : target) {
       for (int index : ctx_.pool.by_op[static_cast<size_t>(o)]) {
-        const std::vector<int>& ops = ctx_.pool.candidates[static_cast<size_t>(index)].ops;
-        if (std::all_of(ops.begin(), ops.end(), [&](int x) { return in_target_.Test(x); })) {
-          local_by_op_[static_cast<size_t>(o)].push_back(index);
+        const Candidate& c = ctx_.pool.candidates[static_cast<size_t>(index)];
+        // Each candidate once: under its first op.
+        if (c.ops.front() == o && inside(c.ops)) {
+          add(&c);
+          listed.push_back(c.plan);
         }
       }
     }
+    std::sort(listed.begin(), listed.end());
+    extra_.reserve(extra.size());
+    for (const SubgraphPlan* plan : extra) {
+      if (std::binary_search(listed.begin(), listed.end(), plan) || !inside(plan->ops())) continue;
+      extra_.push_back({plan->ops(), plan, Classify(problem_, plan->ops())});
+      listed.insert(std::upper_bound(listed.begin(), listed.end(), plan), plan);
+    }
+    for (const Candidate& c : extra_) add(&c);
     by_op_ = &local_by_op_;
   }
 
@@ -233,7 +263,7 @@ class Beam {
       for (int p : problem_.graph().predecessors(o)) ready &= s.covered.Test(p);
       if (!ready) continue;
       anchors.push_back(o);
-      if (static_cast<int>(anchors.size()) >= ctx_.options.anchors) break;
+      if (static_cast<int>(anchors.size()) >= anchors_) break;
     }
     return anchors;
   }
@@ -250,7 +280,7 @@ class Beam {
     // stamps, so that the check is O(1) and nothing of the pool's size is cleared per state.
     thread_local std::vector<uint32_t> seen;
     thread_local uint32_t generation = 0;
-    if (seen.size() < ctx_.pool.candidates.size()) seen.assign(ctx_.pool.candidates.size(), 0);
+    if (seen.size() < cands_.size()) seen.assign(cands_.size(), 0);
     if (++generation == 0) {
       std::fill(seen.begin(), seen.end(), 0);
       generation = 1;
@@ -261,7 +291,7 @@ class Beam {
         if (OutOfTime()) return;
         if (seen[static_cast<size_t>(index)] == generation) continue;
         seen[static_cast<size_t>(index)] = generation;
-        const Candidate& cand = ctx_.pool.candidates[static_cast<size_t>(index)];
+        const Candidate& cand = *cands_[static_cast<size_t>(index)];
         TryCandidate(s, cand, slow_now, out);
       }
     }
@@ -321,7 +351,7 @@ class Beam {
                  const std::vector<int>& resident) const {
     if (!ctx_.coster.Configure(plan, debt.tensors, resident)) return false;
     for (int index : (*by_op_)[static_cast<size_t>(debt.ops.front())]) {
-      const Candidate& next = ctx_.pool.candidates[static_cast<size_t>(index)];
+      const Candidate& next = *cands_[static_cast<size_t>(index)];
       const std::vector<int>& ops = next.ops;
       if (!std::includes(ops.begin(), ops.end(), debt.ops.begin(), debt.ops.end())) continue;
       const auto ready = [&](int o) {
@@ -467,8 +497,12 @@ class Beam {
   Bitset in_target_;
   std::vector<int> target_by_rank_;  // the target ops in topological order
   // Candidate indices by op: the pool's, or for a window those of target ops only.
+  int anchors_;  // ready ops a state may start its next subgraph from
+  // The candidates (the pool's, or a window's) and their indices by op.
+  std::vector<const Candidate*> cands_;
   const std::vector<std::vector<int>>* by_op_;
   std::vector<std::vector<int>> local_by_op_;
+  std::vector<Candidate> extra_;  // a window's own subgraphs that the pool lacks
 };
 
 }  // namespace
@@ -505,7 +539,9 @@ std::optional<Draft> ReoptimizeWindow(SearchContext& ctx, const Draft& draft, si
     }
   }
   if (target.empty()) return std::nullopt;
-  auto window = Beam(ctx, width).Solve(prefix, target);
+  std::vector<const SubgraphPlan*> own;
+  for (size_t s = first; s < last; ++s) own.push_back(draft.stages[s].plan);
+  auto window = Beam(ctx, width).Solve(prefix, target, own);
   if (!window) return std::nullopt;
   Draft out = std::move(*window);
   for (size_t s = last; s < draft.stages.size(); ++s) out.stages.push_back(draft.stages[s]);

@@ -17,8 +17,6 @@ namespace tilesched::cli {
 namespace {
 
 constexpr double kDefaultTimeLimit = 2;  // seconds per run when no budget is given
-// Upper bound on PROBLEM.json arguments, only so that the usage error can state a range.
-constexpr int kMaxProblems = 1000;
 
 std::vector<std::string> SplitList(const std::string& text) {
   std::vector<std::string> items;

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <mutex>
 #include <optional>
 #include <sstream>
 
@@ -13,32 +12,13 @@
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
 #include "tilesched/table.h"
+#include "timeline.h"
 
 namespace tilesched::experiment {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Records the time and latency of every improvement the search reports.
-class TimelineRecorder : public search::SearchObserver {
- public:
-  explicit TimelineRecorder(Clock::time_point start) : start_(start) {}
-  void Improved(const Schedule&, double total, const std::string&) override {
-    const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
-    std::lock_guard<std::mutex> lock(mutex_);
-    timeline_.push_back({seconds, total});
-  }
-  std::vector<Improvement> Timeline() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return timeline_;
-  }
-
- private:
-  Clock::time_point start_;
-  mutable std::mutex mutex_;
-  std::vector<Improvement> timeline_;
-};
 
 struct ProblemInput {
   std::string name;  // file name without directory and ".json"

@@ -24,9 +24,6 @@
 
 namespace tilesched::experiment {
 
-// "Within 1% of the run's final result" (the time-to-quality column).
-inline constexpr double kReachTolerance = 0.01;
-
 struct ComparisonRequest {
   std::vector<std::string> problem_paths;  // read (all of them) before the first run
   std::vector<std::string> strategies;     // names from search::StrategyNames()
