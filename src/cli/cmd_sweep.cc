@@ -98,6 +98,21 @@ int DryRun(const sweep::SweepPlan& plan, const sweep::Shard& shard) {
   return kExitOk;
 }
 
+// The last line of a run (stopped: how to finish it), and the exit status of the convention.
+int ReportOutcome(const sweep::SweepOutcome& outcome, const std::string& output) {
+  const std::string points = Counted(static_cast<int64_t>(outcome.points), "point");
+  if (outcome.stopped()) {
+    std::cerr << "sweep: stopped; " << outcome.written << " of " << points << " written to "
+              << output << "; finish with the same command and --resume\n";
+    return ExitForSignal(StopSignalNumber() ? StopSignalNumber() : SIGTERM);
+  }
+  auto by_status = outcome.by_status;
+  std::cerr << "sweep: " << points << " (" << by_status["ok"] << " ok, " << by_status["infeasible"]
+            << " infeasible, " << by_status["error"] << " error) in "
+            << FormatNumber(outcome.seconds, 1) << "s; written to " << output << "\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunSweep(int argc, char** argv, int first) {
@@ -170,17 +185,7 @@ int RunSweep(int argc, char** argv, int first) {
   InstallStopSignals(SecondSignal::kSecondEnds);
   auto outcome = sweep::RunSweepPlan(request);
   if (!outcome.ok()) return Fail(kCommand, outcome.status().message(), kExitUsage);
-  if (outcome->stopped()) {
-    std::cerr << "sweep: stopped; " << outcome->written << " of "
-              << Counted(static_cast<int64_t>(outcome->points), "point") << " written to " << request.output
-              << "; finish with the same command and --resume\n";
-    return ExitForSignal(StopSignalNumber() ? StopSignalNumber() : SIGTERM);
-  }
-  auto by_status = outcome->by_status;
-  std::cerr << "sweep: " << Counted(static_cast<int64_t>(outcome->points), "point") << " (" << by_status["ok"] << " ok, "
-            << by_status["infeasible"] << " infeasible, " << by_status["error"] << " error) in "
-            << FormatNumber(outcome->seconds, 1) << "s; written to " << request.output << "\n";
-  return kExitOk;
+  return ReportOutcome(*outcome, request.output);
 }
 
 }  // namespace tilesched::cli
