@@ -8,7 +8,7 @@
 set -euo pipefail
 packages=(build-essential cmake libtbb-dev libboost-graph-dev nlohmann-json3-dev
           libbenchmark-dev libgtest-dev libonnx-dev libprotobuf-dev protobuf-compiler
-          coinor-libclp-dev pkg-config
+          coinor-libclp-dev pkg-config xz-utils
           # the Python package (docs/python.md): the module, its tests, pip install, the example
           python3-dev pybind11-dev python3-pytest python3-pandas python3-matplotlib
           python3-venv python3-pip python3-setuptools python3-wheel)

@@ -9,6 +9,7 @@
 
 #include "tilesched/file_util.h"
 #include "tilesched/graph.h"
+#include "tilesched/model_names.h"
 #include "tilesched/report_json.h"
 
 namespace tilesched {
@@ -277,7 +278,24 @@ Result<Problem> ParseProblem(const std::string& text, std::vector<std::string>* 
     hw.native_w = values[0];
     hw.native_h = values[1];
   }
-  return Problem::Create(std::move(tensors), std::move(ops), hw);
+  auto problem = Problem::Create(std::move(tensors), std::move(ops), hw);
+  if (!problem.ok()) return problem;
+  // Optional model names (an imported problem's, docs/import.md); contest files have none.
+  ProblemNames names;
+  for (auto [key, list] : {std::pair{"op_names", &names.ops}, std::pair{"tensor_names", &names.tensors}}) {
+    auto it = root.find(key);
+    if (it == root.end()) continue;
+    if (!it->is_array()) return Fail(key, "expected an array of strings, got " + TypeOf(*it));
+    for (size_t i = 0; i < it->size(); ++i) {
+      const json& name = (*it)[i];
+      if (!name.is_string()) {
+        return Fail(std::string(key) + "[" + std::to_string(i) + "]", "expected a string, got " + TypeOf(name));
+      }
+      list->push_back(name.get<std::string>());
+    }
+  }
+  if (names.ops.empty() && names.tensors.empty()) return problem;
+  return problem->WithNames(std::move(names));
 }
 
 Status FileReadError(const Status& error, const std::string& path, const std::string& text,
@@ -441,8 +459,10 @@ std::string ProblemToJson(const Problem& problem) {
   out += "  \"base_costs\": " + costs.dump() + ",\n";
   out += "  \"fast_memory_capacity\": " + json(hw.fast_memory_capacity).dump() + ",\n";
   out += "  \"slow_memory_bandwidth\": " + json(hw.slow_memory_bandwidth).dump() + ",\n";
-  out += "  \"native_granularity\": " + json::array({hw.native_w, hw.native_h}).dump() + "\n";
-  out += "}\n";
+  out += "  \"native_granularity\": " + json::array({hw.native_w, hw.native_h}).dump();
+  if (!problem.names().ops.empty()) out += ",\n  \"op_names\": " + json(problem.names().ops).dump(-1, ' ', false, json::error_handler_t::replace);
+  if (!problem.names().tensors.empty()) out += ",\n  \"tensor_names\": " + json(problem.names().tensors).dump(-1, ' ', false, json::error_handler_t::replace);
+  out += "\n}\n";
   return out;
 }
 
@@ -469,7 +489,7 @@ json ModesJson(const CostModes& modes) {
 
 }  // namespace
 
-std::string EvaluationToJson(const Schedule& schedule, const Evaluation& evaluation,
+std::string EvaluationToJson(const Problem& problem, const Schedule& schedule, const Evaluation& evaluation,
                              const CostModes& modes, const LowerBounds& bounds) {
   json out;
   out["valid"] = true;
@@ -507,12 +527,18 @@ std::string EvaluationToJson(const Schedule& schedule, const Evaluation& evaluat
         {"op_work", OpWorkJson(c.op_work)},
         {"recomputation_time", RecomputationTime(c.op_work)},
     });
+    if (!problem.names().ops.empty()) {
+      json names = json::array();
+      for (int o : sg.ops) names.push_back(problem.op_name(o));
+      subgraphs.back()["label"] = SubgraphLabel(problem, sg.ops);
+      subgraphs.back()["op_names"] = std::move(names);
+    }
   }
   out["subgraphs"] = std::move(subgraphs);
   out["op_work"] = OpWorkJson(evaluation.op_work);
   out["recomputation_time"] = RecomputationTime(evaluation.op_work);
   out["warnings"] = evaluation.warnings;
-  return out.dump(2) + "\n";
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 std::string InvalidEvaluationToJson(const std::string& error, const CostModes& modes) {
@@ -538,6 +564,7 @@ std::string ProblemInfoToJson(const Problem& problem, const LowerBounds& bounds,
                        : problem.producer(t) >= 0   ? "intermediate"
                                                     : "unused";
     tensors.push_back({{"id", t}, {"rows", x.height}, {"cols", x.width}, {"role", role}});
+    if (!problem.tensor_name(t).empty()) tensors.back()["name"] = problem.tensor_name(t);
   }
   json ops = json::array();
   for (int o = 0; o < problem.num_ops(); ++o) {
@@ -548,6 +575,7 @@ std::string ProblemInfoToJson(const Problem& problem, const LowerBounds& bounds,
                    {"output", op.output},
                    {"base_cost", op.base_cost},
                    {"compute_once", OpComputeOnce(problem, o, modes.matmul_reduction)}});
+    if (!problem.op_name(o).empty()) ops.back()["name"] = problem.op_name(o);
   }
   out["tensors"] = std::move(tensors);
   out["ops"] = std::move(ops);
@@ -556,7 +584,7 @@ std::string ProblemInfoToJson(const Problem& problem, const LowerBounds& bounds,
   out["modes"] = ModesJson(modes);
   out["lower_bound"] = {{"compute", bounds.compute}, {"io", bounds.io}, {"traffic", bounds.traffic},
                         {"best", bounds.best()}};
-  return out.dump(2) + "\n";
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> ParseConfigEntries(const std::string& text) {

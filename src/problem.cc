@@ -150,4 +150,35 @@ Result<Problem> Problem::WithHardware(Hardware hardware) const {
   return copy;
 }
 
+Result<Problem> Problem::WithNames(ProblemNames names) const {
+  if (!names.ops.empty() && static_cast<int>(names.ops.size()) != num_ops()) {
+    return Status::Error("op_names: has " + std::to_string(names.ops.size()) + " entries but the problem has " +
+                         std::to_string(num_ops()) + " ops");
+  }
+  if (!names.tensors.empty() && static_cast<int>(names.tensors.size()) != num_tensors()) {
+    return Status::Error("tensor_names: has " + std::to_string(names.tensors.size()) +
+                         " entries but the problem has " + std::to_string(num_tensors()) + " tensors");
+  }
+  Problem copy = *this;
+  copy.names_ = names.ops.empty() && names.tensors.empty()
+                    ? nullptr
+                    : std::make_shared<const ProblemNames>(std::move(names));
+  return copy;
+}
+
+const ProblemNames& Problem::names() const {
+  static const ProblemNames kNone;
+  return names_ ? *names_ : kNone;
+}
+
+const std::string& Problem::op_name(int o) const {
+  static const std::string kEmpty;
+  return names_ && !names_->ops.empty() ? names_->ops[o] : kEmpty;
+}
+
+const std::string& Problem::tensor_name(int t) const {
+  static const std::string kEmpty;
+  return names_ && !names_->tensors.empty() ? names_->tensors[t] : kEmpty;
+}
+
 }  // namespace tilesched

@@ -566,6 +566,34 @@ TEST(IoProblem, RoundTripsThroughProblemToJson) {
   ExpectSameProblem(*parsed, *narrow);
 }
 
+// Model names (an imported problem's): optional keys, one string per op / tensor; they survive
+// a round trip, and a contest problem (no names) is written without them.
+TEST(IoProblem, ModelNamesAreOptionalAndRoundTrip) {
+  std::string text = ProblemText();
+  text.insert(text.rfind('}'), R"(, "op_names": ["fc/MatMul", "act", "norm", "out"],
+      "tensor_names": ["x", "w", "h", "b", "a", "n", "y"])");
+  auto named = ParseProblem(text);
+  ASSERT_TRUE(named.ok()) << named.status().message();
+  EXPECT_EQ(named->op_name(0), "fc/MatMul");
+  EXPECT_EQ(named->tensor_name(6), "y");
+  auto again = ParseProblem(ProblemToJson(*named));
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->names().ops, named->names().ops);
+  EXPECT_EQ(again->names().tensors, named->names().tensors);
+
+  auto plain = ParseProblem(ProblemText());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->op_name(0), "");
+  EXPECT_EQ(ProblemToJson(*plain).find("op_names"), std::string::npos);
+
+  std::string short_list = ProblemText();
+  short_list.insert(short_list.rfind('}'), R"(, "op_names": ["a", "b"])");
+  ExpectOneLineError(ParseProblem(short_list).status(), {"op_names", "2 entries", "4 ops"}, "short op_names");
+  std::string not_string = ProblemText();
+  not_string.insert(not_string.rfind('}'), R"(, "tensor_names": ["x", 3, "h", "b", "a", "n", "y"])");
+  ExpectOneLineError(ParseProblem(not_string).status(), {"tensor_names[1]", "expected a string"}, "number name");
+}
+
 TEST(IoProblem, BaseProblemRoundTrips) {
   auto original = ParseProblem(ProblemText());
   ASSERT_TRUE(original.ok()) << original.status().message();

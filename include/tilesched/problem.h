@@ -2,7 +2,8 @@
 //
 // Entry point: Problem::Create(tensors, ops, hardware) checks every rule of SPEC.md section 1
 // and returns a Problem or a one-line error naming the op or tensor. A Problem never changes
-// after creation; WithHardware() makes a copy for hardware sweeps.
+// after creation; WithHardware() makes a copy for hardware sweeps, WithNames() one labelled
+// with the model's names of its ops and tensors (optional: contest problems have none).
 #ifndef TILESCHED_PROBLEM_H_
 #define TILESCHED_PROBLEM_H_
 
@@ -44,6 +45,13 @@ struct Hardware {
   int64_t native_k() const { return native_w; }
 };
 
+// Model names of an imported problem's ops and tensors (docs/import.md, "Model names"): empty,
+// or one entry per op / tensor. They label output only; nothing is computed from them.
+struct ProblemNames {
+  std::vector<std::string> ops;
+  std::vector<std::string> tensors;
+};
+
 class Problem {
  public:
   static Result<Problem> Create(std::vector<Tensor> tensors, std::vector<Op> ops,
@@ -67,6 +75,12 @@ class Problem {
 
   // Same graph on other hardware; fails when the hardware values are out of range.
   Result<Problem> WithHardware(Hardware hardware) const;
+  // Same problem with model names; fails when a non-empty list has the wrong length.
+  Result<Problem> WithNames(ProblemNames names) const;
+  const ProblemNames& names() const;
+  // The op's / tensor's model name, or "" when the problem has none.
+  const std::string& op_name(int o) const;
+  const std::string& tensor_name(int t) const;
 
  private:
   Problem() = default;
@@ -78,6 +92,7 @@ class Problem {
   std::vector<int> producer_;
   std::vector<bool> graph_input_;
   std::vector<bool> graph_output_;
+  std::shared_ptr<const ProblemNames> names_;  // null: no names
 };
 
 // "128x256 (rows x cols)" style description used in messages.

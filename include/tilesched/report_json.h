@@ -17,11 +17,13 @@
 
 namespace tilesched {
 
-// Machine-readable evaluation (`tilesched evaluate --json`): validity, total, breakdown.
-std::string EvaluationToJson(const Schedule& schedule, const Evaluation& evaluation,
+// Machine-readable evaluation (`tilesched evaluate --json`): validity, total, breakdown; for a
+// problem with model names, each subgraph's `label` and `op_names`.
+std::string EvaluationToJson(const Problem& problem, const Schedule& schedule, const Evaluation& evaluation,
                              const CostModes& modes, const LowerBounds& bounds);
 std::string InvalidEvaluationToJson(const std::string& error, const CostModes& modes);
-// Machine-readable problem summary (`tilesched info --json`).
+// Machine-readable problem summary (`tilesched info --json`); ops and tensors carry `name`
+// when the problem has model names.
 std::string ProblemInfoToJson(const Problem& problem, const LowerBounds& bounds,
                               const CostModes& modes);
 

@@ -33,6 +33,32 @@ std::vector<double> ReportedLatencies(const Schedule& schedule) {
   return latencies;
 }
 
+// An op or tensor as Python sees it: with its id and its model name ("" without names).
+struct OpView {
+  int id = 0;
+  Op op;
+  std::string name;
+};
+struct TensorView {
+  int id = 0;
+  Tensor tensor;
+  std::string name;
+};
+
+std::vector<OpView> Ops(const Problem& problem) {
+  std::vector<OpView> ops;
+  for (int o = 0; o < problem.num_ops(); ++o) ops.push_back({o, problem.op(o), problem.op_name(o)});
+  return ops;
+}
+
+std::vector<TensorView> Tensors(const Problem& problem) {
+  std::vector<TensorView> tensors;
+  for (int t = 0; t < problem.num_tensors(); ++t) {
+    tensors.push_back({t, problem.tensor(t), problem.tensor_name(t)});
+  }
+  return tensors;
+}
+
 PyProblem ParsedProblem(const std::string& text, const std::string& source) {
   std::vector<std::string> warnings;
   Problem problem = Unwrap(ParseProblem(text, &warnings));
@@ -50,23 +76,31 @@ Schedule ParsedSchedule(const std::string& text) {
 }  // namespace
 
 void BindProblem(py::module_& m) {
-  py::class_<Tensor>(m, "Tensor", "A matrix of `height` rows and `width` columns (SPEC section 1).")
-      .def_readonly("width", &Tensor::width)
-      .def_readonly("height", &Tensor::height)
-      .def_property_readonly("size", &Tensor::size, "width x height elements")
-      .def("__repr__", [](const Tensor& t) {
-        return "Tensor(height=" + std::to_string(t.height) + ", width=" + std::to_string(t.width) + ")";
+  py::class_<TensorView>(m, "Tensor", "A matrix of `height` rows and `width` columns (SPEC section 1).")
+      .def_readonly("id", &TensorView::id)
+      .def_property_readonly("width", [](const TensorView& t) { return t.tensor.width; })
+      .def_property_readonly("height", [](const TensorView& t) { return t.tensor.height; })
+      .def_property_readonly("size", [](const TensorView& t) { return t.tensor.size(); },
+                             "width x height elements")
+      .def_readonly("name", &TensorView::name, "the model's name ('' when the problem has none)")
+      .def("__repr__", [](const TensorView& t) {
+        return "Tensor(id=" + std::to_string(t.id) + ", height=" + std::to_string(t.tensor.height) +
+               ", width=" + std::to_string(t.tensor.width) + (t.name.empty() ? "" : ", name='" + t.name + "'") + ")";
       });
 
-  py::class_<Op>(m, "Op", "One op of a problem: a MatMul (inputs LHS, RHS) or a Pointwise op.")
-      .def_property_readonly("type", [](const Op& op) { return std::string(OpTypeName(op.type)); },
+  py::class_<OpView>(m, "Op", "One op of a problem: a MatMul (inputs LHS, RHS) or a Pointwise op.")
+      .def_readonly("id", &OpView::id)
+      .def_property_readonly("type", [](const OpView& o) { return std::string(OpTypeName(o.op.type)); },
                              "'MatMul' or 'Pointwise'")
-      .def_readonly("inputs", &Op::inputs, "input tensor ids")
-      .def_readonly("output", &Op::output, "output tensor id")
-      .def_readonly("base_cost", &Op::base_cost, "compute cost on one native spatial tile")
-      .def("__repr__", [](const Op& op) {
-        return std::string("Op(type='") + OpTypeName(op.type) + "', inputs=" + IdList(op.inputs) +
-               ", output=" + std::to_string(op.output) + ")";
+      .def_property_readonly("inputs", [](const OpView& o) { return o.op.inputs; }, "input tensor ids")
+      .def_property_readonly("output", [](const OpView& o) { return o.op.output; }, "output tensor id")
+      .def_property_readonly("base_cost", [](const OpView& o) { return o.op.base_cost; },
+                             "compute cost on one native spatial tile")
+      .def_readonly("name", &OpView::name, "the model's name ('' when the problem has none)")
+      .def("__repr__", [](const OpView& o) {
+        return "Op(id=" + std::to_string(o.id) + ", type='" + OpTypeName(o.op.type) + "', inputs=" +
+               IdList(o.op.inputs) + ", output=" + std::to_string(o.op.output) +
+               (o.name.empty() ? "" : ", name='" + o.name + "'") + ")";
       });
 
   py::class_<Hardware>(m, "ProblemHardware",
@@ -130,7 +164,8 @@ void BindProblem(py::module_& m) {
       .def("to_json", [](const PyProblem& p) { return ProblemToJson(*p.problem); },
            "The problem file's text.")
       .def("to_dict", [](const PyProblem& p) { return JsonLoads(ProblemToJson(*p.problem)); },
-           "The problem file's JSON object: Problem.from_dict(p.to_dict()) is the same problem.")
+           "The problem file's JSON object (with op_names and tensor_names when the problem has\n"
+           "the model's names): Problem.from_dict(p.to_dict()) is the same problem.")
       .def(
           "save",
           [](const PyProblem& p, const std::filesystem::path& path) {
@@ -146,10 +181,10 @@ void BindProblem(py::module_& m) {
           "The same graph on another chip (a Hardware): capacity, bandwidth and native tile from\n"
           "it; base costs rescaled when the description says what they were computed for\n"
           "(docs/import.md, `--hardware` of the commands).")
-      .def_property_readonly("ops", [](const PyProblem& p) { return p.problem->ops(); },
-                             "the ops, as a list of Op (index = op id)")
-      .def_property_readonly("tensors", [](const PyProblem& p) { return p.problem->tensors(); },
-                             "the tensors, as a list of Tensor (index = tensor id)")
+      .def_property_readonly("ops", [](const PyProblem& p) { return Ops(*p.problem); },
+                             "the ops, as a list of Op (index = op id; with the model's names)")
+      .def_property_readonly("tensors", [](const PyProblem& p) { return Tensors(*p.problem); },
+                             "the tensors, as a list of Tensor (index = tensor id; with the model's names)")
       .def_property_readonly("hardware", [](const PyProblem& p) { return p.problem->hardware(); },
                              "capacity, bandwidth and native tile (ProblemHardware)")
       .def_property_readonly("num_ops", [](const PyProblem& p) { return p.problem->num_ops(); })

@@ -48,7 +48,7 @@ std::pair<bool, std::string> EvaluateJson(const PyProblem& p, const Schedule& sc
   auto evaluation = Evaluate(*p.problem, schedule, readings.front());
   if (!evaluation.ok()) RaiseInvalid(evaluation.status().message());
   const LowerBounds bounds = ComputeLowerBounds(*p.problem, readings.front());
-  return {true, EvaluationToJson(schedule, *evaluation, readings.front(), bounds)};
+  return {true, EvaluationToJson(*p.problem, schedule, *evaluation, readings.front(), bounds)};
 }
 
 // `bound --json`: tier 1, and tier 2 (the covering LP) for up to `time_limit` seconds when asked.

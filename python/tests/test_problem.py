@@ -21,11 +21,11 @@ def test_load_matches_the_file_and_info(cli):
     assert problem.num_ops == len(data["op_types"]) == len(problem.ops) == len(info["ops"])
     assert problem.num_tensors == len(data["widths"]) == len(problem.tensors)
     for op, row in zip(problem.ops, info["ops"]):
-        assert (op.type, op.inputs, op.output, op.base_cost) == (
-            row["type"], row["inputs"], row["output"], row["base_cost"])
+        assert (op.id, op.type, op.inputs, op.output, op.base_cost, op.name) == (
+            row["id"], row["type"], row["inputs"], row["output"], row["base_cost"], "")
     for tensor, row in zip(problem.tensors, info["tensors"]):
-        assert (tensor.height, tensor.width, tensor.size) == (row["rows"], row["cols"],
-                                                              row["rows"] * row["cols"])
+        assert (tensor.id, tensor.height, tensor.width, tensor.size, tensor.name) == (
+            row["id"], row["rows"], row["cols"], row["rows"] * row["cols"], "")
     assert problem.graph_inputs == info["graph_inputs"]
     assert problem.graph_outputs == info["graph_outputs"]
     hw = problem.hardware
@@ -78,7 +78,13 @@ def test_import_onnx_matches_the_import_command(tmp_path, cli):
     problem = tilesched.import_onnx(model, hw)
     written = json.loads(out.read_text())
     got = problem.to_dict()
-    assert {key: got[key] for key in CONTEST_KEYS} == {key: written[key] for key in CONTEST_KEYS}
+    # The contest's keys and the model's names; `import` also writes each op's ONNX op types.
+    names = ["op_names", "tensor_names"]
+    assert {key: got[key] for key in CONTEST_KEYS + names} == {key: written[key] for key in CONTEST_KEYS + names}
+    assert set(got) == set(CONTEST_KEYS + names)
+    assert [op.name for op in problem.ops] == written["op_names"]
+    assert [tensor.name for tensor in problem.tensors] == written["tensor_names"]
+    assert tilesched.Problem.from_dict(got).to_dict() == got
     # Both spellings of the hardware, and --no-fold.
     assert tilesched.import_onnx(model, tilesched.Hardware.load(hw)).to_dict() == got
     out_unfolded = tmp_path / "unfolded.json"

@@ -9,6 +9,7 @@
 #include "tilesched/evaluate.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
+#include "tilesched/model_names.h"
 #include "tilesched/mode_compare.h"
 #include "tilesched/report_json.h"
 
@@ -118,25 +119,33 @@ void PrintComparison(const std::vector<ModeResult>& results) {
   std::cout << "\n";
 }
 
-void PrintHuman(const Schedule& schedule, const Evaluation& ev,
+void PrintHuman(const Problem& problem, const Schedule& schedule, const Evaluation& ev,
                 const CostModes& modes, const LowerBounds& bounds) {
   std::cout << "modes: " << ModesString(modes) << "\n\n";
-  TextTable table({"sg", "ops", "tile w,h,k", "retain", "tiles x k", "compute-bound", "mem-bound",
-                   "compute", "memory", "peak WS (tile, k-step)", "latency"});
+  const bool named = !problem.names().ops.empty();
+  std::vector<std::string> header = {"sg", "ops", "tile w,h,k", "retain", "tiles x k", "compute-bound", "mem-bound",
+                                     "compute", "memory", "peak WS (tile, k-step)", "latency"};
+  if (named) header.push_back("model names");
+  TextTable table(header);
   for (size_t s = 0; s < ev.subgraphs.size(); ++s) {
     const Subgraph& sg = schedule.subgraphs[s];
     const SubgraphCost& c = ev.subgraphs[s].cost;
     const Granularity& g = sg.granularity;
-    table.AddRow({std::to_string(s), Ops(sg.ops),
-                  std::to_string(g.w) + "," + std::to_string(g.h) + "," + std::to_string(g.k),
-                  Ops(sg.retained), FormatCount(c.tiles) + " x " + FormatCount(c.k_steps),
-                  FormatCount(c.compute_bound_steps), FormatCount(c.memory_bound_steps),
-                  FormatNumber(c.compute_time), FormatNumber(c.memory_time),
-                  FormatCount(c.peak_working_set) + " (" + std::to_string(c.peak_tile) + ", " +
-                      std::to_string(c.peak_k_step + 1) + ")",
-                  FormatNumber(c.latency)});
+    std::vector<std::string> row = {
+        std::to_string(s), Ops(sg.ops),
+        std::to_string(g.w) + "," + std::to_string(g.h) + "," + std::to_string(g.k),
+        Ops(sg.retained), FormatCount(c.tiles) + " x " + FormatCount(c.k_steps),
+        FormatCount(c.compute_bound_steps), FormatCount(c.memory_bound_steps),
+        FormatNumber(c.compute_time), FormatNumber(c.memory_time),
+        FormatCount(c.peak_working_set) + " (" + std::to_string(c.peak_tile) + ", " +
+            std::to_string(c.peak_k_step + 1) + ")",
+        FormatNumber(c.latency)};
+    if (named) row.push_back(SubgraphLabel(problem, sg.ops));
+    table.AddRow(std::move(row));
   }
-  table.Print(std::cout, {false, true, true, true});
+  std::vector<bool> left = {false, true, true, true};
+  if (named) left.resize(header.size(), false), left.back() = true;
+  table.Print(std::cout, left);
   PrintRecomputation(ev);
   std::cout << "\ntotal latency: " << FormatNumber(ev.total) << "\n"
             << "lower bound:   " << FormatNumber(bounds.best()) << " (compute "
@@ -200,9 +209,9 @@ int RunEvaluate(int argc, char** argv, int first) {
   }
   const LowerBounds bounds = ComputeLowerBounds(*problem, *modes);
   if (json) {
-    std::cout << EvaluationToJson(*schedule, *evaluation, *modes, bounds);
+    std::cout << EvaluationToJson(*problem, *schedule, *evaluation, *modes, bounds);
   } else {
-    PrintHuman(*schedule, *evaluation, *modes, bounds);
+    PrintHuman(*problem, *schedule, *evaluation, *modes, bounds);
   }
   return kExitOk;
 }

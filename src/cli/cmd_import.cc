@@ -15,7 +15,8 @@ int RunImport(int argc, char** argv, int first) {
             "Maps an ONNX model onto a tilesched problem (MatMul and Pointwise ops over 2-D\n"
             "tensors) with base costs, capacity and bandwidth from a hardware description\n"
             "(configs/hardware/*.json). The mapping table and cost formulas: docs/import.md.\n"
-            "Model names go under the keys op_names, op_sources and tensor_names.",
+            "Model names go under the keys op_names, op_sources and tensor_names. Prints how\n"
+            "the nodes of each ONNX op type were mapped and the ops per layer.",
             {{"hardware", "HW.json", "hardware description (required)"},
              {"output", "PROBLEM.json", "output problem file (required; written atomically)", "-o"},
              {"no-fold", "", "keep every elementwise op separate (default: fold chains into one)"}},
@@ -33,6 +34,7 @@ int RunImport(int argc, char** argv, int first) {
   if (Status s = WriteFileAtomic(args.Get("output"), ImportedProblemToJson(*model)); !s.ok()) {
     return Fail("import", s.message(), kExitUsage);
   }
+  std::cout << FormatImportSummary(*model);
   std::cerr << "tilesched import: " << model->problem.num_ops() << " ops, " << model->problem.num_tensors()
             << " tensors -> " << args.Get("output") << "\n";
   return kExitOk;

@@ -22,7 +22,10 @@ void PrintHuman(const Problem& problem, const LowerBounds& bounds, const CostMod
             << FormatCount(hw.fast_memory_capacity) << " elements, bandwidth "
             << FormatNumber(hw.slow_memory_bandwidth, 2) << " elements/unit, native tile "
             << hw.native_w << "x" << hw.native_h << " (w x h)\n\n";
-  TextTable ops({"op", "type", "inputs (rows x cols)", "output", "base cost", "compute once"});
+  const bool named = !problem.names().ops.empty();
+  std::vector<std::string> op_header = {"op", "type", "inputs (rows x cols)", "output", "base cost", "compute once"};
+  if (named) op_header.push_back("model name");
+  TextTable ops(op_header);
   for (int o = 0; o < problem.num_ops(); ++o) {
     const Op& op = problem.op(o);
     std::string in;
@@ -30,13 +33,19 @@ void PrintHuman(const Problem& problem, const LowerBounds& bounds, const CostMod
       in += (i ? ", " : "") + std::string("T") + std::to_string(op.inputs[i]) + " " +
             Shape(problem.tensor(op.inputs[i]));
     }
-    ops.AddRow({std::to_string(o), OpTypeName(op.type), in,
-                "T" + std::to_string(op.output) + " " + Shape(problem.tensor(op.output)),
-                FormatNumber(op.base_cost), FormatNumber(OpComputeOnce(problem, o, modes.matmul_reduction))});
+    std::vector<std::string> row = {std::to_string(o), OpTypeName(op.type), in,
+                                    "T" + std::to_string(op.output) + " " + Shape(problem.tensor(op.output)),
+                                    FormatNumber(op.base_cost),
+                                    FormatNumber(OpComputeOnce(problem, o, modes.matmul_reduction))};
+    if (named) row.push_back(problem.op_name(o));
+    ops.AddRow(std::move(row));
   }
-  ops.Print(std::cout, {false, true, true, true});
+  ops.Print(std::cout, {false, true, true, true, false, false, true});
   std::cout << "\n";
-  TextTable tensors({"tensor", "rows x cols", "elements", "role", "producer", "consumers"});
+  const bool tensors_named = !problem.names().tensors.empty();
+  std::vector<std::string> tensor_header = {"tensor", "rows x cols", "elements", "role", "producer", "consumers"};
+  if (tensors_named) tensor_header.push_back("model name");
+  TextTable tensors(tensor_header);
   for (int t = 0; t < problem.num_tensors(); ++t) {
     const std::string role = problem.is_graph_input(t)    ? "graph input"
                              : problem.is_graph_output(t) ? "graph output"
@@ -44,12 +53,14 @@ void PrintHuman(const Problem& problem, const LowerBounds& bounds, const CostMod
                                                           : "unused";
     std::string consumers;
     for (int o : problem.graph().consumers(t)) consumers += (consumers.empty() ? "" : ",") + std::to_string(o);
-    tensors.AddRow({"T" + std::to_string(t), Shape(problem.tensor(t)),
-                    FormatCount(problem.tensor(t).size()), role,
-                    problem.producer(t) >= 0 ? std::to_string(problem.producer(t)) : "-",
-                    consumers.empty() ? "-" : consumers});
+    std::vector<std::string> row = {"T" + std::to_string(t), Shape(problem.tensor(t)),
+                                    FormatCount(problem.tensor(t).size()), role,
+                                    problem.producer(t) >= 0 ? std::to_string(problem.producer(t)) : "-",
+                                    consumers.empty() ? "-" : consumers};
+    if (tensors_named) row.push_back(problem.tensor_name(t));
+    tensors.AddRow(std::move(row));
   }
-  tensors.Print(std::cout, {true, true, true, true});
+  tensors.Print(std::cout, {true, true, true, true, false, false, true});
   std::cout << "\ngraph inputs:  " << IdList(problem.graph().graph_inputs())
             << "\ngraph outputs: " << IdList(problem.graph().graph_outputs()) << "\n\n"
             << "lower bounds (" << ModesString(modes) << "):\n"

@@ -171,7 +171,9 @@ Result<Problem> Retarget(const Problem& problem, const HardwareDescription& hw) 
 Result<Problem> ScaleBaseCosts(const Problem& problem, double matmul_factor, double pointwise_factor) {
   std::vector<Op> ops = problem.ops();
   for (Op& op : ops) op.base_cost *= op.type == OpType::kMatMul ? matmul_factor : pointwise_factor;
-  return Problem::Create(problem.tensors(), std::move(ops), problem.hardware());
+  auto scaled = Problem::Create(problem.tensors(), std::move(ops), problem.hardware());
+  if (!scaled.ok()) return scaled;
+  return scaled->WithNames(problem.names());  // the model's names stay with the graph
 }
 
 Result<Problem> LoadProblemOnHardware(const std::string& path, const std::string& hardware_path,

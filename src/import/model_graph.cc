@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
+#include <set>
 
 namespace tilesched::import_internal {
 
@@ -78,10 +80,56 @@ int ModelGraph::NewTensor(int64_t rows, int64_t cols, std::string name) {
   return static_cast<int>(tensors_.size()) - 1;
 }
 
-Status ModelGraph::Collect(const View& v, bool inline_here, std::vector<int>* ids, double* work,
-                           std::string* names, std::string* types) {
+std::string JoinNames(const std::vector<std::string>& joined) {
+  std::vector<std::string> parts;  // each node once, in order (a part may already be joined)
+  for (const std::string& j : joined) {
+    size_t start = 0;
+    while (start <= j.size()) {
+      const size_t plus = std::min(j.find('+', start), j.size());
+      std::string p = j.substr(start, plus - start);
+      if (const size_t slash = p.rfind('/'); slash == std::string::npos && !parts.empty()) {
+        // "mul_5" after "m.layers.0.self_attn/neg": the same module, written once
+        const std::string& prev = parts.back();
+        if (const size_t ps = prev.rfind('/'); ps != std::string::npos) p = prev.substr(0, ps + 1) + p;
+      }
+      if (parts.empty() || parts.back() != p) parts.push_back(p);
+      start = plus + 1;
+    }
+  }
+  // A suffix "[...]" shared by every part (a head index) is written once, at the end.
+  std::string suffix;
+  if (const size_t open = parts.front().rfind('['); open != std::string::npos && parts.front().back() == ']') {
+    suffix = parts.front().substr(open);
+    for (const std::string& p : parts) {
+      if (p.size() < suffix.size() || p.compare(p.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        suffix.clear();
+        break;
+      }
+    }
+  }
+  std::string out, module;
+  for (const std::string& full : parts) {
+    const std::string p = full.substr(0, full.size() - suffix.size());
+    const size_t slash = p.rfind('/');
+    const std::string m = slash == std::string::npos ? "" : p.substr(0, slash);
+    if (out.empty()) {
+      out = p;
+    } else if (!m.empty() && m == module) {  // same module: only the operation
+      out += "+" + p.substr(slash + 1);
+    } else {
+      out += "+" + p;
+    }
+    module = m;
+  }
+  return out + suffix;
+}
+
+Status ModelGraph::Collect(const View& v, bool inline_here, Fold* fold, std::vector<int>* ids, double* work,
+                           std::vector<std::string>* names, std::string* types) {
   const VTensor& x = vtensors_[v.vt];
   if (inline_here) {
+    // A producer read along several paths of the folded op is computed once.
+    if (!fold->done.insert(v.key()).second) return Status::Ok();
     // A row-wise op needs whole rows of its output: a view cutting its columns would need
     // row statistics from outside the slice.
     if (x.rowwise && (v.c0 != 0 || v.c1 != x.cols)) {
@@ -93,11 +141,11 @@ Status ModelGraph::Collect(const View& v, bool inline_here, std::vector<int>* id
       const View sub = v.t ? TransposedView(SubView(in, v.r0, v.r1, v.c0, v.c1))
                            : SubView(in, v.r0, v.r1, v.c0, v.c1);
       const VTensor& p = vtensors_[in.vt];
-      const bool fold = fold_ && p.kind == VTensor::Kind::kPointwise && refs_[in.vt] == 1;
-      if (Status s = Collect(sub, fold, ids, work, names, types); !s.ok()) return s;
+      const bool here = fold_ && p.kind == VTensor::Kind::kPointwise && fold->inlined.count(in.vt) > 0;
+      if (Status s = Collect(sub, here, fold, ids, work, names, types); !s.ok()) return s;
     }
     *work += x.work;
-    *names += (names->empty() ? "" : "+") + x.op_name;
+    names->push_back(x.op_name);
     *types += (types->empty() ? "" : "+") + x.op_type;
     return Status::Ok();
   }
@@ -105,6 +153,28 @@ Status ModelGraph::Collect(const View& v, bool inline_here, std::vector<int>* id
   if (!id.ok()) return id.status();
   if (std::find(ids->begin(), ids->end(), *id) == ids->end()) ids->push_back(*id);
   return Status::Ok();
+}
+
+// Pointwise producers folded into the op computing `top`: those all of whose readers are
+// folded too (a chain, or a LayerNorm written out whose centred input feeds both its variance
+// and its normalization). Grows to a fixed point; each round is linear in the members' inputs.
+std::set<int> ModelGraph::InlineSet(int top) const {
+  std::set<int> members = {top};
+  bool grew = true;
+  while (grew && fold_) {
+    grew = false;
+    std::map<int, int> reads;  // pointwise producer -> reads by members
+    for (int m : members) {
+      for (const View& in : vtensors_[m].inputs) {
+        if (vtensors_[in.vt].kind == VTensor::Kind::kPointwise && !members.count(in.vt)) ++reads[in.vt];
+      }
+    }
+    for (const auto& [p, count] : reads) {
+      if (count == refs_[p]) members.insert(p), grew = true;
+    }
+  }
+  members.erase(top);
+  return members;
 }
 
 Result<int> ModelGraph::Realize(const View& v) {
@@ -128,18 +198,20 @@ Result<int> ModelGraph::Realize(const View& v) {
       if (!r.ok()) return r.status();
       out = NewTensor(v.rows(), v.cols(), name);
       ops_.push_back({OpType::kMatMul, {*l, *r}, out, MatMulBaseCost(*hw_, k)});
-      op_names_.push_back(x.op_name);
+      op_names_.push_back(x.op_name + ViewSuffix(v, x));
       op_sources_.push_back(x.op_type);
       break;
     }
     case VTensor::Kind::kPointwise: {
       std::vector<int> ids;
       double work = 0;
-      std::string names, types;
-      if (Status s = Collect(v, /*inline_here=*/true, &ids, &work, &names, &types); !s.ok()) return s;
+      std::vector<std::string> names;
+      std::string types;
+      Fold fold{InlineSet(v.vt), {}};
+      if (Status s = Collect(v, /*inline_here=*/true, &fold, &ids, &work, &names, &types); !s.ok()) return s;
       out = NewTensor(v.rows(), v.cols(), name);
       ops_.push_back({OpType::kPointwise, ids, out, PointwiseBaseCost(*hw_, work)});
-      op_names_.push_back(names);
+      op_names_.push_back(JoinNames(names) + ViewSuffix(v, x));
       op_sources_.push_back(types);
       break;
     }
@@ -188,7 +260,9 @@ Result<ImportedModel> ModelGraph::Build(const std::vector<View>& outputs, const 
   Hardware hardware = DeriveHardware(hw);
   auto problem = Problem::Create(tensors_, ops_, hardware);
   if (!problem.ok()) return problem.status().WithContext("imported problem: ");
-  return ImportedModel{std::move(problem).value(), op_names_, op_sources_, tensor_names_};
+  auto named = problem->WithNames({op_names_, tensor_names_});
+  if (!named.ok()) return named.status();
+  return ImportedModel{std::move(named).value(), op_names_, op_sources_, tensor_names_, {}};
 }
 
 }  // namespace tilesched::import_internal

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -33,6 +34,9 @@ struct View {
 // Rows [rr0, rr1) and columns [cc0, cc1) of `v`, in v's own orientation.
 View SubView(const View& v, int64_t rr0, int64_t rr1, int64_t cc0, int64_t cc1);
 View TransposedView(View v);
+// Names of folded nodes joined by '+', the module path written once per run of nodes of one
+// module and a shared head suffix once: "m.h.0.mlp.act/mul_1+pow_1+tanh".
+std::string JoinNames(const std::vector<std::string>& parts);
 
 struct VTensor {
   enum class Kind { kInput, kMatMul, kPointwise };
@@ -40,7 +44,7 @@ struct VTensor {
   int64_t rows = 0, cols = 0;
   std::string name;     // ONNX value it stands for
   std::string node;     // "node 'name' (OpType)" for messages; empty for inputs
-  std::string op_name;  // ONNX node name
+  std::string op_name;  // the node's model name (onnx_reader.h) plus a head or part index
   std::string op_type;  // ONNX op type
   View lhs, rhs;                // kMatMul
   std::vector<View> inputs;     // kPointwise
@@ -63,11 +67,16 @@ class ModelGraph {
 
  private:
   Result<int> Realize(const View& v);
-  // Adds to `ids` the tensors a Pointwise op computing `v` reads, inlining single-use
-  // Pointwise producers when folding; accumulates their work and names.
-  Status Collect(const View& v, bool inline_here, std::vector<int>* ids, double* work,
-                 std::string* names, std::string* types);
+  // Adds to `ids` the tensors a Pointwise op computing `v` reads, inlining the Pointwise
+  // producers all of whose readers it folds (InlineSet); accumulates their work and names.
+  struct Fold {
+    std::set<int> inlined;  // the producers folded into the op (InlineSet)
+    std::set<std::tuple<int, int64_t, int64_t, int64_t, int64_t, bool>> done;  // views already folded
+  };
+  Status Collect(const View& v, bool inline_here, Fold* fold, std::vector<int>* ids, double* work,
+                 std::vector<std::string>* names, std::string* types);
   int NewTensor(int64_t rows, int64_t cols, std::string name);
+  std::set<int> InlineSet(int top) const;
 
   std::vector<VTensor> vtensors_;
   // Build state.

@@ -46,8 +46,10 @@ DotLayout BaseLayout(const Problem& problem) {
     // "\n" is DOT's own line break inside a label.
     v["label"] = "op " + std::to_string(o) + " " + OpTypeName(op.type) + "\\nT" +
                  std::to_string(out) + " " + Shape(problem.tensor(out));
+    if (!problem.op_name(o).empty()) v["label"] += "\\n" + problem.op_name(o);
     v["shape"] = op.type == OpType::kMatMul ? "box" : "ellipse";
-    v["tooltip"] = "op " + std::to_string(o) + ": writes T" + std::to_string(out);
+    v["tooltip"] = "op " + std::to_string(o) + ": writes T" + std::to_string(out) +
+                   (problem.tensor_name(out).empty() ? "" : " (" + problem.tensor_name(out) + ")");
     // A double border marks an op that writes a graph output.
     if (problem.is_graph_output(out)) v["peripheries"] = "2";
   }

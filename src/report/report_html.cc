@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "report_dot.h"
+#include "tilesched/model_names.h"
 #include "tilesched/table.h"
 
 namespace tilesched::report {
@@ -173,7 +174,8 @@ void WriteTable(const ReportInput& in, std::ostringstream& out) {
       << "<table class=\"subgraphs\">\n<tr><th>sg</th><th>ops</th><th>tile w,h,k</th>"
          "<th>traversal</th><th>retained</th><th>tiles x k-steps</th><th>latency</th>"
          "<th>share</th><th>compute-bound</th><th>memory-bound</th>"
-         "<th>peak working set</th></tr>\n";
+         "<th>peak working set</th>" << (problem.names().ops.empty() ? "" : "<th>model names</th>")
+      << "</tr>\n";
   for (size_t s = 0; s < schedule.subgraphs.size(); ++s) {
     const int sg = static_cast<int>(s);
     const Subgraph& subgraph = schedule.subgraphs[s];
@@ -202,8 +204,9 @@ void WriteTable(const ReportInput& in, std::ostringstream& out) {
         << "<td class=\"num\">" << FormatNumber(c.compute_bound_time) << "</td>"
         << "<td class=\"num\">" << FormatNumber(c.memory_bound_time) << "</td>"
         << "<td class=\"num\">" << FormatCount(c.peak_working_set) << " ("
-        << Percent(static_cast<double>(c.peak_working_set), static_cast<double>(capacity))
-        << ")</td></tr>\n";
+        << Percent(static_cast<double>(c.peak_working_set), static_cast<double>(capacity)) << ")</td>"
+        << (problem.names().ops.empty() ? "" : "<td>" + HtmlEscape(SubgraphLabel(problem, subgraph.ops)) + "</td>")
+        << "</tr>\n";
   }
   out << "</table>\n</section>\n";
 }
