@@ -1,7 +1,7 @@
 // Scaling path (Google Benchmark): greedy fusion and retention (`--strategy greedy`, the first
 // fused schedule) through RunSearch() on generated workloads of growing size, so that a loop
 // that grows faster than the graph shows up as a time per op that rises with the size
-// (STYLE.md rule 14; docs/scaling.md has the full table up to 100,000 ops, scripts/scaling.sh).
+// (docs/style.md rule 14; docs/scaling.md has the full table up to 100,000 ops, scripts/scaling.sh).
 //
 // BM_GreedyStack/<blocks>: a transformer stack of 15-op blocks (src/experiment/stack.h).
 // BM_GreedyRandomDag/<ops>: a random layered DAG of bounded degree (src/experiment/random_dag.h).

@@ -1,11 +1,11 @@
-// Tier-2 speed (Google Benchmark): the covering LP of docs/bounds.md "Tier 2" (`tilesched bound
-// --tier2`, strategy "cover") on the contest benchmarks that tier 1 does not prove optimal and
+// Tier-2 speed (Google Benchmark): the covering LP of docs/bounds.md "Tier 2" (Tier2Bound, as
+// `tilesched bound --tier2` runs it) on the contest benchmarks that tier 1 does not prove optimal and
 // that it covers (at most 64 ops), one run each, one thread for the pricing's own loop. These
 // take seconds, not milliseconds (benchmark 8 about 30 s, 5 about 100 s), hence a binary of
 // their own beside bound_bench.
 //
 // BM_TierTwo/N: benchmark N; counters: "bound" the certified value, "within_limit" 1 when the
-// run ended before its 600-s limit (on these benchmarks: the LP converged), "ops" the op count.
+// LP converged before its 600-s limit (Tier2Status::kConverged), "ops" the op count.
 #include <benchmark/benchmark.h>
 
 #include "bench_paths.h"
@@ -25,22 +25,13 @@ void BM_TierTwo(benchmark::State& state) {
     state.SkipWithError(problem.status().message().c_str());
     return;
   }
-  search::SearchOptions options;
-  options.strategy = "cover";
+  search::Tier2Options options;
   options.time_limit = 600;
-  double bound = 0, seconds = 0;
-  for (auto _ : state) {
-    auto result = search::RunSearch(*problem, options);
-    if (!result.ok()) {
-      state.SkipWithError(result.status().message().c_str());
-      return;
-    }
-    bound = result->strategy_bound;
-    seconds = result->seconds;
-  }
+  search::Tier2Result result;
+  for (auto _ : state) result = search::Tier2Bound(*problem, options);
   state.counters["ops"] = problem->num_ops();
-  state.counters["bound"] = bound;
-  state.counters["within_limit"] = seconds < options.time_limit ? 1 : 0;
+  state.counters["bound"] = result.value;
+  state.counters["within_limit"] = result.status == search::Tier2Status::kConverged ? 1 : 0;
 }
 
 BENCHMARK(BM_TierTwo)

@@ -21,10 +21,10 @@
 
 #include <tbb/parallel_for.h>
 
-#include "bitset.h"
 #include "context.h"
+#include "hashing.h"
+#include "tilesched/bitset.h"
 #include "tilesched/graph.h"
-#include "tilesched/lower_bound.h"
 
 namespace tilesched::search {
 
@@ -42,8 +42,8 @@ struct Node {
 
 struct State {
   std::shared_ptr<const Node> node;  // null for the empty prefix
-  Bits covered;
-  Bits slow_before_last;  // slow memory before the last stage wrote
+  Bitset covered;
+  Bitset slow_before_last;  // slow memory before the last stage wrote
   double g = 0;           // latency of the prefix
   double f = 0;           // g + estimate of the rest
   int covered_count = 0;
@@ -101,7 +101,7 @@ class Beam {
   // window found (the last window stage retaining nothing), or nullopt.
   std::optional<Draft> Solve(const std::vector<Stage>& prefix, const std::vector<int>& target) {
     const int n = problem_.num_ops();
-    in_target_ = Bits(n);
+    in_target_ = Bitset(n);
     for (int o : target) in_target_.Set(o);
     const int goal = static_cast<int>(target.size());
     std::vector<std::vector<State>> layers(static_cast<size_t>(goal) + 1);
@@ -141,8 +141,8 @@ class Beam {
   // The state after the fixed prefix (its last stage's retention left open).
   std::optional<State> Root(const std::vector<Stage>& prefix) const {
     State root;
-    root.covered = Bits(problem_.num_ops());
-    root.slow_before_last = Bits(problem_.num_tensors());
+    root.covered = Bitset(problem_.num_ops());
+    root.slow_before_last = Bitset(problem_.num_tensors());
     for (int t = 0; t < problem_.num_tensors(); ++t) {
       if (problem_.is_graph_input(t)) root.slow_before_last.Set(t);
     }
@@ -215,7 +215,7 @@ class Beam {
 
     const Node* last = s.node.get();
     // Slow memory once the last stage has written its sinks (retaining nothing).
-    Bits slow_now = s.slow_before_last;
+    Bitset slow_now = s.slow_before_last;
     if (last) {
       for (int t : last->plan->sinks()) slow_now.Set(t);
     }
@@ -259,7 +259,7 @@ class Beam {
     return false;
   }
 
-  void TryCandidate(const State& s, const Candidate& cand, const Bits& slow_now,
+  void TryCandidate(const State& s, const Candidate& cand, const Bitset& slow_now,
                     std::vector<State>* out) const {
     const Node* last = s.node.get();
     const SubgraphPlan& plan = *cand.plan;
@@ -347,7 +347,7 @@ class Beam {
       node->parent_retained = keep;
       node->parent_choice = parent_choice;
       child.node = std::move(node);
-      child.key = MixHash(MixHash(child.covered.Hash(), child.slow_before_last.Hash()),
+      child.key = MixHash(MixHash(HashBits(child.covered), HashBits(child.slow_before_last)),
                           HashIds(plan.ops(), HashIds(keep)));
       out->push_back(std::move(child));
     }
@@ -360,7 +360,7 @@ class Beam {
   double total_compute_ = 0;
   double ratio_ = 1;
   double stop_at_;
-  Bits in_target_;
+  Bitset in_target_;
 };
 
 }  // namespace

@@ -28,7 +28,7 @@ struct TileChoice {
   double latency = 0;
   int64_t peak_working_set = 0;
   // Non-empty: this permutation of the tiles instead of `traversal` (the exact search
-  // enumerates every order of small grids, search/exact.cc).
+  // enumerates every order of small grids, search/context_pricer.cc).
   std::vector<int64_t> order;
 };
 

@@ -2,7 +2,9 @@
 // and the strategies' entry points. Private to search/; callers use tilesched/search.h.
 //
 // Entry points: RunGreedy, RunBeam, RunLns (ReoptimizeWindow), RunAnneal, RunExact, each improving the
-// Incumbent within the Budget; search.cc holds the table that maps strategy names to them.
+// Incumbent within the Budget, and RunCover (tier 2 of the lower bound as the strategy `cover`:
+// no schedule of its own, a proven bound); search.cc holds the table that maps strategy names to
+// them. Budget is also the clock of Tier2Bound (search/tier2.cc).
 #ifndef TILESCHED_SEARCH_CONTEXT_H_
 #define TILESCHED_SEARCH_CONTEXT_H_
 
@@ -101,7 +103,8 @@ class Journal {
 };
 
 // A lower bound on every schedule's latency that a strategy proved (the exact search's
-// smallest open f, search/exact.cc); RunSearch reports the larger of it and the tier-1 bound.
+// smallest open f, search/exact.cc; tier 2's certificate, search/tier2.cc); RunSearch reports
+// the larger of it and the tier-1 bound.
 struct ProvenBound {
   bool set = false;
   double value = 0;
@@ -147,8 +150,9 @@ void RunAnneal(SearchContext& ctx, int64_t moves);
 // Best-first search over schedule prefixes (search/exact.cc): improves the incumbent and sets
 // `ctx.proven` to the bound it proved when it stops.
 void RunExact(SearchContext& ctx);
-// The tier-2 bound (search/exact.cc, docs/bounds.md "Tier 2: the covering LP"): sets
-// `ctx.proven` to the certified value of the covering LP over every subgraph context.
+// Tier 2 of the bound on the run's budget (search/tier2.cc, docs/bounds.md "Tier 2: the covering
+// LP"): sets `ctx.proven` to the certified value of the covering LP over every subgraph context
+// (Tier2Bound), and notes what it did.
 void RunCover(SearchContext& ctx);
 
 }  // namespace tilesched::search

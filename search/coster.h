@@ -1,9 +1,9 @@
-// SubgraphCoster: the only window strategies have onto the cost model (STYLE.md rule 7).
+// SubgraphCoster: the only window strategies have onto the cost model (docs/style.md rule 7).
 //
 // Entry points: SubgraphCoster::Configure(plan, retained, resident) gives the best TileChoice
 // of a subgraph in its context, or nullopt when nothing fits. ModelCoster answers with the
 // real Configurator and memoizes on (ops, retained, resident), the whole key a subgraph's cost
-// depends on (STYLE.md rule 8), written with ids relabelled by rank inside the subgraph so that
+// depends on (docs/style.md rule 8), written with ids relabelled by rank inside the subgraph so that
 // identical shapes (the blocks of a stack) are configured once; tests substitute a fake coster
 // for fast, exact strategy tests.
 #ifndef TILESCHED_SEARCH_COSTER_H_

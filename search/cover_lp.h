@@ -6,7 +6,8 @@
 //
 // Entry points: CoverLp (AddColumn, Solve, Duals). COIN-OR CLP solves it; the bound is never
 // taken from CLP's objective, only from duals the caller has checked against every column
-// (CertifiedBound in search/exact.cc), so CLP's tolerances cannot make it unsound.
+// (CoveringLp::Scan and the certificate of Lemma T2 in search/tier2.cc), so CLP's tolerances
+// cannot make it unsound.
 #ifndef TILESCHED_SEARCH_COVER_LP_H_
 #define TILESCHED_SEARCH_COVER_LP_H_
 

@@ -1,4 +1,5 @@
-// Hashes of id lists used as cache keys in the search, and the concurrent map the caches use.
+// Hashes of id lists and id sets used as cache keys in the search, and the concurrent map the
+// caches use.
 #ifndef TILESCHED_SEARCH_HASHING_H_
 #define TILESCHED_SEARCH_HASHING_H_
 
@@ -10,6 +11,8 @@
 
 #include <tbb/concurrent_hash_map.h>
 
+#include "tilesched/bitset.h"
+
 namespace tilesched::search {
 
 inline uint64_t MixHash(uint64_t h, uint64_t v) {
@@ -20,6 +23,13 @@ inline uint64_t MixHash(uint64_t h, uint64_t v) {
 inline uint64_t HashIds(std::span<const int> ids, uint64_t seed = 0x243f6a8885a308d3ULL) {
   uint64_t h = MixHash(seed, ids.size());
   for (int id : ids) h = MixHash(h, static_cast<uint64_t>(static_cast<uint32_t>(id)));
+  return h;
+}
+
+// A set of ids (beam states: ops covered, tensors in slow memory).
+inline uint64_t HashBits(const Bitset& bits, uint64_t seed = 0x452821e638d01377ULL) {
+  uint64_t h = seed;
+  for (uint64_t w : bits.words()) h = MixHash(h, w);
   return h;
 }
 

@@ -1,4 +1,5 @@
-// RunSearch: budget, incumbent, strategy dispatch and the portfolio.
+// RunSearch: budget, incumbent, strategy dispatch, the portfolio, and tier 2 of the bound before
+// the search (SearchOptions::tier2_first, through Tier2Bound in search/tier2.cc).
 #include "context.h"
 
 #include <cassert>
@@ -199,6 +200,7 @@ const Strategy kStrategies[] = {
      false},
     {"portfolio", RunPortfolio, false, true, true},
     {"exact", RunExact, /*ends_by_itself=*/true, /*greedy_first=*/true, /*narrow_first=*/false},
+    // Tier2Bound on the run's budget, after greedy (an alias of `bound --tier2` with a schedule).
     {"cover", RunCover, /*ends_by_itself=*/true, /*greedy_first=*/true, /*narrow_first=*/false},
 };
 
@@ -279,15 +281,15 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   // SearchOptions::tier2_first: tier 2 of the bound before the search, on a budget of its own
   // (at most half the time left), so that the search can stop as soon as it meets it.
   if (options.tier2_first > 0 && options.strategy != "cover" && !budget.Expired()) {
-    const double seconds = budget.has_deadline()
-                               ? std::min(options.tier2_first, 0.5 * budget.Remaining())
-                               : options.tier2_first;
-    const Budget tier2_budget(seconds, hooks.stop);
-    ProvenBound tier2;
-    SearchContext tier2_ctx{problem,      options,      plans,    coster,   incumbent,
-                            tier2_budget, *pool_holder, observer, &journal, &tier2};
-    RunCover(tier2_ctx);
-    if (tier2.set && tier2.value > bound) {
+    Tier2Options tier2_options;
+    tier2_options.modes = options.modes;
+    tier2_options.time_limit = budget.has_deadline() ? std::min(options.tier2_first, 0.5 * budget.Remaining())
+                                                     : options.tier2_first;
+    tier2_options.stop = hooks.stop;
+    tier2_options.max_tile_configs = options.exact_max_tile_configs;
+    const Tier2Result tier2 = Tier2Bound(problem, tier2_options);
+    ctx.Note("tier 2: " + Tier2Summary(tier2));
+    if (tier2.value > bound) {
       bound = tier2.value;
       tolerance = kTier2BoundTolerance;
       set_target();

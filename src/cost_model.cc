@@ -41,6 +41,30 @@ Result<KLimit> ParseKLimit(const std::string& text) {
   return Status::Error("k_limit must be 'native' or 'reduction', got '" + text + "'");
 }
 
+double OpComputeOnce(const Problem& problem, int o, MatmulReduction mode) {
+  const Op& op = problem.op(o);
+  const Hardware& hw = problem.hardware();
+  const Tensor& out = problem.tensor(op.output);
+  double cost = op.base_cost * ProportionalFactor(out.height, hw.native_h) *
+                ProportionalFactor(out.width, hw.native_w);
+  if (op.type == OpType::kMatMul) {
+    const int64_t k = problem.reduction_extent(o);
+    cost *= ReductionFactor(mode, k, k, hw.native_k());
+  }
+  return cost;
+}
+
+int64_t ProportionalLeastTile(const Problem& problem, Rules rules, int op, bool along_rows) {
+  if (rules != Rules::kContest || problem.op(op).type != OpType::kPointwise) return 1;
+  const Tensor& out = problem.tensor(problem.op(op).output);
+  return along_rows ? out.height : out.width;
+}
+
+bool ProportionalRegionFits(const Problem& problem, Rules rules, int op, bool along_rows) {
+  const Hardware& hw = problem.hardware();
+  return ProportionalLeastTile(problem, rules, op, along_rows) <= (along_rows ? hw.native_h : hw.native_w);
+}
+
 GranularityBounds CostModel::Bounds(const SubgraphPlan& plan) const {
   const Hardware& hw = problem_->hardware();
   GranularityBounds bounds;
@@ -52,11 +76,12 @@ GranularityBounds CostModel::Bounds(const SubgraphPlan& plan) const {
     bounds.max_k = bounds.min_root_extent;
     if (modes_.k_limit == KLimit::kNative) bounds.max_k = std::min(bounds.max_k, hw.native_k());
   }
-  if (modes_.rules == Rules::kContest) {
-    for (const ReductionPointwise& pw : plan.reduction_pointwise()) {
-      const Tensor& out = problem_->tensor(problem_->op(pw.op).output);
-      if (pw.proportional_cols) bounds.min_w = std::max(bounds.min_w, out.width);
-      if (pw.proportional_rows) bounds.min_h = std::max(bounds.min_h, out.height);
+  for (const ReductionPointwise& pw : plan.reduction_pointwise()) {
+    if (pw.proportional_cols) {
+      bounds.min_w = std::max(bounds.min_w, ProportionalLeastTile(*problem_, modes_.rules, pw.op, /*along_rows=*/false));
+    }
+    if (pw.proportional_rows) {
+      bounds.min_h = std::max(bounds.min_h, ProportionalLeastTile(*problem_, modes_.rules, pw.op, /*along_rows=*/true));
     }
   }
   return bounds;
@@ -107,17 +132,18 @@ Status CostModel::CheckGranularity(const SubgraphPlan& plan, const Granularity& 
   if (g.w >= bounds.min_w && g.h >= bounds.min_h) return Status::Ok();
   // Under a 7b minimum: name the first op that sets it.
   for (const ReductionPointwise& pw : plan.reduction_pointwise()) {
-    const Tensor& out = problem_->tensor(problem_->op(pw.op).output);
-    if (pw.proportional_cols && g.w < out.width) {
+    const int64_t least_w = ProportionalLeastTile(*problem_, modes_.rules, pw.op, /*along_rows=*/false);
+    const int64_t least_h = ProportionalLeastTile(*problem_, modes_.rules, pw.op, /*along_rows=*/true);
+    if (pw.proportional_cols && g.w < least_w) {
       return Status::Error("op " + std::to_string(pw.op) +
                            " (Pointwise) is read along a reduction axis, so its tile must "
-                           "cover all " + std::to_string(out.width) + " columns, but w=" +
+                           "cover all " + std::to_string(least_w) + " columns, but w=" +
                            std::to_string(g.w) + " (rules=contest, SPEC 7b)");
     }
-    if (pw.proportional_rows && g.h < out.height) {
+    if (pw.proportional_rows && g.h < least_h) {
       return Status::Error("op " + std::to_string(pw.op) +
                            " (Pointwise) is read along a reduction axis, so its tile must "
-                           "cover all " + std::to_string(out.height) + " rows, but h=" +
+                           "cover all " + std::to_string(least_h) + " rows, but h=" +
                            std::to_string(g.h) + " (rules=contest, SPEC 7b)");
     }
   }

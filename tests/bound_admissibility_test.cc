@@ -11,7 +11,7 @@
 //       schedule and every random schedule of its own space, a tile beyond the sink costs as
 //       the sink (a claim its space rests on), and it finds hand-computed optima of tiny
 //       problems.
-// None of this reuses src/lower_bound.cc: the enumerator costs with the evaluator's pieces and
+// None of this reuses src/bound/: the enumerator costs with the evaluator's pieces and
 // every optimum it returns is re-scored by Evaluate().
 #include <algorithm>
 #include <cmath>

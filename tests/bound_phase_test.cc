@@ -1,31 +1,22 @@
-// The phase bound (docs/bounds.md, Lemmas P1-P6): hand-computed values in each mode, and a
-// brute-force family of split MatMuls with heavy epilogues, where the phase part is the largest
-// part of the bound, checked against the enumerator's optimum in all eight modes.
+// The phase bound (docs/bounds.md, Lemmas P1-P6; src/bound/phase_bound.h): hand-computed values
+// in each mode. The brute-force family of split MatMuls with heavy epilogues, where the phase
+// part is the largest part of the bound, is in tests/bound_families_test.cc (SplitEpilogues).
 #include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <random>
-#include <string>
-#include <vector>
 
 #include <gtest/gtest.h>
 
-#include "brute_force.h"
-#include "build_kind.h"
+#include "phase_bound.h"
 #include "test_util.h"
 #include "tilesched/evaluate.h"
-#include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
-#include "tilesched/lower_bound_phase.h"
 
 namespace tilesched {
 namespace {
 
+using bound::PhaseLowerBound;
 using testing::ProblemBuilder;
 using testing::Sched;
 using testing::Sg;
-
-using testing::AllModes;
 
 // T0 (128x512) @ T1 (512x128) -> T2, PW(T2) -> T3 (128x128), costs 1000 and 5000, capacity
 // 70000, bandwidth 10, native 128.
@@ -111,81 +102,6 @@ TEST(PhaseBound, TileOnlyCoReaderAndMemoryRule) {
   EXPECT_DOUBLE_EQ(PhaseLowerBound(p, reduction), (16384 + 65536) / 10.0);
 }
 
-// A chain of one or two blocks, each a MatMul with K above native k followed by one or two
-// Pointwise ops with heavy costs, sometimes with a Pointwise co-reader of its LHS; a second block
-// reads the first block's output as LHS. Native
-// 2, so the enumerator's candidate sets stay small.
-Problem PhaseFamilyProblem(uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto pick = [&](std::vector<int64_t> v) { return v[rng() % v.size()]; };
-  const int64_t rows = pick({1, 2, 3}), k = pick({5, 6, 7, 8}), cols = pick({2, 3, 4});
-  const std::vector<double> bandwidths = {0.02, 0.05, 0.1, 0.25};
-  const double bandwidth = bandwidths[rng() % bandwidths.size()];
-  const int64_t capacity = pick({5, 6, 8, 12});
-  ProblemBuilder b(capacity, bandwidth, /*native=*/2);
-  const int blocks = 1 + static_cast<int>(rng() % 2);
-  int lhs = b.Tensor(rows, k);
-  int64_t lhs_cols = k;
-  for (int i = 0; i < blocks; ++i) {
-    // Sometimes a tile-only co-reader of the LHS (Lemmas P4, P6).
-    if (rng() % 3 == 0) b.Pointwise({lhs}, b.Tensor(rows, lhs_cols), 50.0 * static_cast<double>(pick({1, 4})));
-    // The second block's reduction runs over the first block's output columns.
-    const int64_t kk = i == 0 ? k : cols;
-    const int64_t out_cols = i == 0 ? cols : pick({2, 3});
-    const int rhs = b.Tensor(kk, out_cols);
-    int t = b.Tensor(rows, out_cols);
-    b.MatMul(lhs, rhs, t, 50.0 * static_cast<double>(pick({1, 2})));
-    const int pws = 1 + static_cast<int>(rng() % 2);
-    for (int j = 0; j < pws; ++j) {
-      const int next = b.Tensor(rows, out_cols);
-      b.Pointwise({t}, next, 50.0 * static_cast<double>(pick({1, 2, 4, 8})));
-      t = next;
-    }
-    lhs = t;
-    lhs_cols = out_cols;
-  }
-  return b.Build();
-}
-
-TEST(PhaseBound, BelowBruteForceOptimumWhereItIsTheLargestPart) {
-  const int problems = testing::kInstrumentedBuild ? 24 : 240;
-  testing::BruteForceLimits limits;
-  limits.full_cost_calls = 10000;
-  limits.max_cost_calls = 400000;
-  int runs = 0, found = 0, exhaustive = 0, largest = 0, found_default = 0, largest_default = 0;
-  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(problems); ++seed) {
-    const Problem p = PhaseFamilyProblem(seed);
-    for (const CostModes& m : AllModes()) {
-      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(m));
-      ++runs;
-      const LowerBounds bounds = ComputeLowerBounds(p, m);
-      const testing::BruteForceResult optimum = testing::BruteForceOptimum(p, m, limits);
-      ASSERT_TRUE(optimum.error.empty()) << optimum.error;
-      if (!optimum.found) continue;
-      ++found;
-      exhaustive += optimum.exhaustive;
-      const double others = std::max({bounds.compute, bounds.io, bounds.traffic, bounds.mixed});
-      const bool is_default = m.rules == Rules::kContest && m.matmul_reduction == MatmulReduction::kFullK &&
-                              m.k_limit == KLimit::kNative;
-      found_default += is_default;
-      if (bounds.phase > others) {
-        ++largest;
-        largest_default += is_default;
-      }
-      ASSERT_LE(bounds.best(), optimum.total * (1 + 1e-9))
-          << "phase " << bounds.phase << ", others " << others << "\nproblem: " << ProblemToJson(p)
-          << "\noptimum: " << SolutionToJson(optimum.schedule, {});
-    }
-  }
-  std::printf("phase family: %d runs, %d with a valid schedule (%d exhaustive), phase the largest "
-              "part in %d (default modes: %d of %d)\n", runs, found, exhaustive, largest, largest_default,
-              found_default);
-  // The family exists to exercise the phase part: it must be the bound in a good share of runs
-  // (the other modes weaken Lemmas P2-P3: algebra allows prologues, k_limit=reduction forces
-  // two steps only when K + 1 exceeds the capacity).
-  EXPECT_GE(largest * 10, found);
-  EXPECT_GE(largest_default * 4, found_default);
-}
 
 }  // namespace
 }  // namespace tilesched

@@ -1,5 +1,5 @@
 // The random problems and enumerator limits that lower bounds are checked with
-// (tests/bound_admissibility_test.cc for tier 1, tests/cover_bound_test.cc for tier 2).
+// (tests/bound_admissibility_test.cc for tier 1, tests/tier2_test.cc for tier 2).
 #ifndef TILESCHED_TESTS_BOUND_PROBLEMS_H_
 #define TILESCHED_TESTS_BOUND_PROBLEMS_H_
 

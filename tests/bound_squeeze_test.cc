@@ -1,32 +1,24 @@
-// The squeeze bound (docs/bounds.md, Lemmas R1-R4): a hand-computed value on one block of
-// benchmark 6, the working-set limit it rests on checked against the evaluator, and a
-// brute-force family (a MatMul whose LHS is a produced tensor that fits alone but squeezes
-// the tiles when resident) where the squeeze part is the largest part, in all eight modes.
+// The squeeze bound (docs/bounds.md, Lemmas R1-R4; src/bound/squeeze_bound.h): a hand-computed
+// value on one block of benchmark 6, and the working-set limit it rests on checked against the
+// evaluator. The brute-force family (a MatMul whose LHS is a produced tensor that fits alone but
+// squeezes the tiles when resident), where the squeeze part is the largest part, is in
+// tests/bound_families_test.cc (ResidentOperands).
 #include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <random>
-#include <string>
-#include <vector>
 
 #include <gtest/gtest.h>
 
-#include "brute_force.h"
-#include "build_kind.h"
+#include "squeeze_bound.h"
 #include "test_util.h"
 #include "tilesched/evaluate.h"
-#include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
-#include "tilesched/lower_bound_squeeze.h"
 
 namespace tilesched {
 namespace {
 
+using bound::SqueezeLowerBound;
 using testing::ProblemBuilder;
 using testing::Sched;
 using testing::Sg;
-
-using testing::AllModes;
 
 // One block of benchmark 6: MM0 = T0 (128x512) @ T1 (512x256) -> T2, PW1(T2) -> T3 (128x256),
 // MM2 = T3 @ T4 (256x512) -> T5, PW3(T0, T5) -> T6 (128x512, the graph output); costs 2000, 300,
@@ -96,75 +88,6 @@ TEST(SqueezeBound, HandComputedOnABlockOfBenchmark6) {
   EXPECT_LE(bounds.best(), best->total);
 }
 
-// A MatMul whose LHS B is produced by a first MatMul (through a Pointwise op or not) and fits
-// alone in fast memory, with a little room to spare; its output sometimes feeds a residual
-// Pointwise op with a graph input. Native 2 or 3, so the enumerator's candidate sets stay small
-// and tiles are padded.
-Problem SqueezeFamilyProblem(uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto pick = [&](std::vector<int64_t> v) { return v[rng() % v.size()]; };
-  const int64_t native = pick({2, 2, 3});
-  const int64_t rows = pick({1, 2, 3}), k0 = pick({2, 3, 4}), m = pick({2, 3, 4, 5}), n = pick({3, 4, 5, 6});
-  const std::vector<double> bandwidths = {0.05, 0.1, 0.2, 0.5};
-  const double bandwidth = bandwidths[rng() % bandwidths.size()];
-  const int64_t capacity = rows * m + pick({1, 2, 3, 4, 6});
-  ProblemBuilder b(capacity, bandwidth, native);
-  const int x = b.Tensor(rows, k0), w0 = b.Tensor(k0, m);
-  int lhs = b.Tensor(rows, m);
-  b.MatMul(x, w0, lhs, 10.0 * static_cast<double>(pick({1, 2, 4})));
-  if (rng() % 2 == 0) {
-    const int next = b.Tensor(rows, m);
-    b.Pointwise({lhs}, next, 10.0 * static_cast<double>(pick({1, 2})));
-    lhs = next;
-  }
-  const int wc = b.Tensor(m, n);
-  const int c = b.Tensor(rows, n);
-  b.MatMul(lhs, wc, c, 10.0 * static_cast<double>(pick({4, 8, 16})));
-  if (rng() % 2 == 0) {
-    // The residual reads the first MatMul's LHS when the shapes agree (benchmark 6's T0).
-    const int residual = k0 == n && rng() % 2 == 0 ? x : b.Tensor(rows, n);
-    b.Pointwise({residual, c}, b.Tensor(rows, n), 10.0 * static_cast<double>(pick({1, 2})));
-  }
-  return b.Build();
-}
-
-TEST(SqueezeBound, BelowBruteForceOptimumWhereItIsTheLargestPart) {
-  const int problems = testing::kInstrumentedBuild ? 40 : 500;
-  testing::BruteForceLimits limits;
-  limits.full_cost_calls = 10000;
-  limits.max_cost_calls = 400000;
-  int runs = 0, found = 0, exhaustive = 0, largest = 0, found_default = 0, largest_default = 0;
-  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(problems); ++seed) {
-    const Problem p = SqueezeFamilyProblem(seed);
-    for (const CostModes& m : AllModes()) {
-      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(m));
-      ++runs;
-      const LowerBounds bounds = ComputeLowerBounds(p, m);
-      const testing::BruteForceResult optimum = testing::BruteForceOptimum(p, m, limits);
-      ASSERT_TRUE(optimum.error.empty()) << optimum.error;
-      if (!optimum.found) continue;
-      ++found;
-      exhaustive += optimum.exhaustive;
-      const double others =
-          std::max({bounds.compute, bounds.io, bounds.traffic, bounds.mixed, bounds.phase, bounds.capacity});
-      const bool is_default = m.rules == Rules::kContest && m.matmul_reduction == MatmulReduction::kFullK &&
-                              m.k_limit == KLimit::kNative;
-      found_default += is_default;
-      if (bounds.squeeze > others * (1 + 1e-9)) {
-        ++largest;
-        largest_default += is_default;
-      }
-      ASSERT_LE(bounds.best(), optimum.total * (1 + 1e-9))
-          << "squeeze " << bounds.squeeze << ", others " << others << "\nproblem: " << ProblemToJson(p)
-          << "\noptimum: " << SolutionToJson(optimum.schedule, {});
-    }
-  }
-  std::printf("squeeze family: %d runs, %d with a valid schedule (%d exhaustive), squeeze the largest "
-              "part in %d (default modes: %d of %d)\n", runs, found, exhaustive, largest, largest_default,
-              found_default);
-  EXPECT_GE(largest * 10, found);
-  EXPECT_GE(largest_default * 4, found_default);
-}
 
 }  // namespace
 }  // namespace tilesched

@@ -1,5 +1,5 @@
 // BruteForceOptimum(): the test-only exact optimum of a small problem, the reference that lower
-// bounds are checked against (issue 8). It shares no code with src/lower_bound.cc or with the
+// bounds are checked against (issue 8). It shares no code with src/bound/ or with the
 // search; every cost comes from the evaluator's own pieces, and the result is re-scored by
 // Evaluate().
 //

@@ -1,4 +1,5 @@
-// The exact mode (issue 8 item 3, search/exact.cc): on random problems of at most 8 ops it
+// The exact mode (issue 8 item 3, search/exact.cc with the context pricer and tile classes of
+// search/context_pricer.h and search/tile_classes.h): on random problems of at most 8 ops it
 // agrees with the independent brute-force enumerator (tests/brute_force.cc, which shares no
 // code with it), its schedules are re-scored by Evaluate(), its proven bound is never above
 // any valid schedule's latency, and it claims optimal only when it proved it (never when a
@@ -19,15 +20,24 @@
 #include "build_kind.h"
 #include "random_problem.h"
 #include "test_files.h"
+#include "tile_classes.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
 #include "tilesched/search.h"
-#include "tilesched/tile_classes.h"
 
 namespace tilesched {
 namespace {
 
+using search::ClassLowerBound;
+using search::DimClass;
+using search::DimClasses;
+using search::DimCoincides;
+using search::FirstSlice;
+using search::FirstStepFloor;
+using search::FirstStepSlices;
+using search::HasCoincidence;
+using search::TileComputeFloor;
 using testing::RandomProblemOptions;
 
 // Small problems (natives 2 to 4, dims around and between their multiples, so tiles are

@@ -1,4 +1,4 @@
-// FakeCoster: a stand-in cost model for strategy tests (STYLE.md rule 7), fast and exact.
+// FakeCoster: a stand-in cost model for strategy tests (docs/style.md rule 7), fast and exact.
 //
 // A subgraph's latency is the sum of its ops' base costs plus its traffic / bandwidth, where
 // traffic counts every external input not resident and every sink written (not retained, or a

@@ -1,15 +1,16 @@
 // Lower bounds (docs/bounds.md): hand-computed values of each lemma, and schedules that attain
-// them (so the bound is tight there). Admissibility on random problems is checked against a
-// brute-force enumerator in tests/bound_admissibility_test.cc.
+// them (so the bound is tight there), and the max flow of Lemma G1 (src/bound/max_flow.h).
+// Admissibility on random problems is checked against a brute-force enumerator in
+// tests/bound_admissibility_test.cc and, part by part, tests/bound_families_test.cc.
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "max_flow.h"
 #include "test_util.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
-#include "tilesched/max_flow.h"
 
 namespace tilesched {
 namespace {
@@ -189,7 +190,7 @@ TEST(LowerBound, MixedRooflineOnBenchmarkThirteen) {
 TEST(MaxFlow, BipartiteWithNodeCapacities) {
   // source 0 -> a (3), b (2); a -> x; b -> x, y; x (2), y (4) -> sink 5. a fills x (2), b
   // sends its 2 to y: 4.
-  MaxFlow flow(6);
+  bound::MaxFlow flow(6);
   flow.AddEdge(0, 1, 3);
   flow.AddEdge(0, 2, 2);
   flow.AddEdge(1, 3, 100);

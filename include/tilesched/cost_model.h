@@ -3,7 +3,9 @@
 //
 // Entry points: CostModes (the three switches of SPEC.md section 7), the pure functions
 // SpatialFactor / ProportionalFactor / ReductionFactor / StepLatency / TileBuffers,
-// CostModel::CheckGranularity (rules 3.4 and 7b) and CostModel::Cost (rule 3.8 and the full
+// OpComputeOnce (an op computed once in full), the tile rules ProportionalLeastTile /
+// ProportionalRegionFits (rule 7b, shared by the evaluator, the configurator and the lower
+// bounds), CostModel::CheckGranularity (rules 3.4 and 7b) and CostModel::Cost (rule 3.8 and the full
 // latency with its breakdown, including per op what it computes: OpWork, with
 // ComputedRelativeToOnce / RecomputationTime). Whole schedules are judged by Evaluate() in
 // evaluate.h.
@@ -84,6 +86,23 @@ inline int64_t TileBuffers(Rules rules, int64_t sinks_not_retained,
   return sinks_not_retained > roots_not_retained ? sinks_not_retained : roots_not_retained;
 }
 
+// Compute cost of op o computed once in full: each output dimension pays exactly d / native,
+// a MatMul its whole reduction (SPEC.md section 5; docs/bounds.md Lemma C1).
+double OpComputeOnce(const Problem& problem, int o, MatmulReduction mode);
+
+// --- Tile rules -------------------------------------------------------------------------------
+
+// Contest rule 7b (rules=contest): a Pointwise op whose region is proportional along an axis
+// (a MatMul reads it along its reduction: the LHS's columns, the RHS's rows) computes that axis
+// of its output whole, in one tile. The least tile extent op `op`'s proportional region needs
+// along the rows (`along_rows`) or the columns: its output's extent there for a Pointwise op
+// under contest rules, 1 otherwise.
+int64_t ProportionalLeastTile(const Problem& problem, Rules rules, int op, bool along_rows);
+// Rule 7b with rule 3.4 (a tile is at most the native tile): whether op `op`'s region can be
+// proportional along that axis in any valid subgraph. The lower bounds drop the roles where it
+// cannot (src/bound/).
+bool ProportionalRegionFits(const Problem& problem, Rules rules, int op, bool along_rows);
+
 // --- Breakdown of one subgraph ---------------------------------------------------------------
 
 // What one op computes, summed over the steps of a subgraph (or of a whole schedule): its output
@@ -130,9 +149,9 @@ struct SubgraphCost {
   std::vector<OpWork> op_work;  // one per op of the plan, in its (sorted) op order
 };
 
-// The bounds rule 3.4 and, under rules=contest, rule 7b put on a granularity of one subgraph
-// (CostModel::Bounds): the one place both the evaluator's check and the configurator's
-// enumeration take them from.
+// The bounds rule 3.4 and, under rules=contest, rule 7b (ProportionalLeastTile) put on a
+// granularity of one subgraph (CostModel::Bounds): the one place both the evaluator's check and
+// the configurator's enumeration take them from.
 struct GranularityBounds {
   int64_t min_w = 1, max_w = 1;  // 7b: a Pointwise op read along a reduction axis needs the
   int64_t min_h = 1, max_h = 1;  // whole axis (min_w / min_h); 3.4: at most the native tile

@@ -1,14 +1,17 @@
-// The search library's whole public API (STYLE.md: search.h): RunSearch, SearchOptions,
-// SearchResult, the hooks a caller watches and steers a run with, and the strategy names.
-// Everything else of the search (strategies, moves, candidates, configurator, coster, caches)
-// is private to search/.
+// The search library's whole public API (docs/style.md: search.h): RunSearch, SearchOptions,
+// SearchResult, the hooks a caller watches and steers a run with, the strategy names, and tier 2
+// of the lower bound. Everything else of the search (strategies, moves, candidates,
+// configurator, coster, caches, the context pricer) is private to search/.
 //
 // Entry points: RunSearch(problem, options, hooks) runs the chosen strategy (greedy, beam,
-// lns, anneal, or the portfolio of them under one budget) and returns the best schedule found,
-// re-checked by Evaluate(). The observer hears of every improvement (so a caller can keep the
-// best schedule on disk); `stop` ends a run early (signals, deadlines). SearchOptions is every
-// knob in one documented struct with defaults (STYLE.md rule 10); ApplyConfigEntry() sets one
-// key from a config file (configs/*.json) and names an unknown key or a bad value in its error.
+// lns, anneal, the portfolio of them under one budget, or the exact mode) and returns the best
+// schedule found, re-checked by Evaluate(). The observer hears of every improvement (so a caller
+// can keep the best schedule on disk); `stop` ends a run early (signals, deadlines). SearchOptions
+// is every knob in one documented struct with defaults (docs/style.md rule 10); ApplyConfigEntry()
+// sets one key from a config file (configs/*.json) and names an unknown key or a bad value in its
+// error. Tier2Bound(problem, options) computes tier 2 of the lower bound (the covering LP over
+// every subgraph context, docs/bounds.md "Tier 2"): a bound, not a search, but it prices the
+// same subgraph contexts as the exact mode, so it lives here (src/bound/README.md says why).
 #ifndef TILESCHED_SEARCH_H_
 #define TILESCHED_SEARCH_H_
 
@@ -38,7 +41,7 @@ struct ConfigureOptions {
 struct SearchOptions {
   // Strategy: greedy | beam | lns | anneal | portfolio (greedy, beam, lns, then anneal) |
   // exact (best-first search with a proven bound, docs/bounds.md "The exact mode") |
-  // cover (greedy, then the tier-2 bound: docs/bounds.md "Tier 2: the covering LP").
+  // cover (greedy, then Tier2Bound on the run's budget: docs/bounds.md "Tier 2: the covering LP").
   std::string strategy = "portfolio";
   // Wall-clock budget in seconds; 0 = no time limit (then `iterations` must be set).
   double time_limit = 0;
@@ -51,9 +54,9 @@ struct SearchOptions {
   // (docs/bounds.md): 0 stops when it is proven optimal, 0.01 within 1%; negative never stops
   // early.
   double gap = 0;
-  // Before searching, tier 2 of the bound (docs/bounds.md "Tier 2: the covering LP") for up to
-  // this many seconds, at most half the time limit; the search then stops as soon as it meets
-  // that bound (within `gap`). 0: off. Problems above 64 ops or tensors get nothing from it.
+  // Before searching, tier 2 of the bound (Tier2Bound, docs/bounds.md "Tier 2: the covering LP")
+  // for up to this many seconds, at most half the time limit; the search then stops as soon as it
+  // meets that bound (within `gap`). 0: off. Problems above 64 ops or tensors get nothing from it.
   double tier2_first = 0;
 
   // Beam search.
@@ -77,9 +80,9 @@ struct SearchOptions {
   // Moves without a new best after which a chain restarts from its best schedule.
   int64_t anneal_restart = 20000;
 
-  // Exact search (strategy exact): above this many (w, h, k) triples a subgraph's tiles are
-  // not enumerated (the configurator's choice is used, and the bound counts that subgraph at
-  // its cheap lower bound); states kept before the search stops with its bound.
+  // Exact search (strategy exact) and tier 2: above this many (w, h, k) triples a subgraph
+  // context is priced by classes of tile counts (docs/bounds.md Lemma X7) instead of tile by
+  // tile; states kept before the exact search stops with its bound.
   int64_t exact_max_tile_configs = 4096;
   int64_t exact_max_states = 2000000;
 
@@ -150,6 +153,47 @@ struct SearchHooks {
 // Fails when no op can be placed in fast memory at any tile size.
 Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& options,
                                const SearchHooks& hooks = {});
+
+// --- Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T4) ---
+
+// How a tier-2 run ended.
+enum class Tier2Status {
+  kConverged,        // the LP converged: `value` is its certified optimum
+  kTimeLimit,        // the time limit or a stop request came first: the best certificate so far
+  kSolverFailed,     // the LP solver returned no optimum: the best certificate so far
+  kTooManyOps,       // more than 64 ops or tensors: nothing proven (value 0)
+  kTooManyOpSets,    // more than 1,000,000 connected op sets, or 4,096 retention subsets of one
+  kTooManyContexts,  // more than 20,000,000 subgraph contexts: nothing proven
+};
+
+struct Tier2Options {
+  CostModes modes;
+  double time_limit = 0;  // seconds; 0: until the LP converges
+  int threads = 0;        // 0: all hardware threads (the sub-problems' tier-1 bounds run in parallel)
+  const std::atomic<bool>* stop = nullptr;  // set to end the run early (a valid bound all the same)
+  int64_t max_tile_configs = SearchOptions{}.exact_max_tile_configs;  // as in SearchOptions
+};
+
+struct Tier2Result {
+  // The certified bound on every valid schedule's latency (0: nothing proven). Reported a
+  // relative 1e-9 low (docs/bounds.md, Lemma T2): compare latencies to it with
+  // kTier2BoundTolerance.
+  double value = 0;
+  Tier2Status status = Tier2Status::kTooManyOps;
+  double seconds = 0;
+  // What the run did: op sets and subgraph contexts listed, contexts costed (and of them by
+  // tile classes), LP rounds, LP columns.
+  int64_t op_sets = 0, contexts = 0, contexts_costed = 0, class_contexts = 0, lp_rounds = 0, lp_columns = 0;
+};
+
+// Tier 2 on any problem (some of whose ops may fit only fused): column generation over every
+// subgraph context, with a certificate checked against every column. Deterministic for a given
+// problem and modes when it converges.
+Tier2Result Tier2Bound(const Problem& problem, const Tier2Options& options);
+
+// One line on what a run did ("27 op sets, 383 subgraph contexts, ...; converged, bound
+// 14426.399986"), or why it proved nothing.
+std::string Tier2Summary(const Tier2Result& result);
 
 }  // namespace tilesched::search
 

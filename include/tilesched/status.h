@@ -2,7 +2,7 @@
 //
 // Entry points: Status::Ok(), Status::Error(message), Result<T>. A failed Status carries one
 // line a person can act on ("subgraph 3: working set 65536 exceeds capacity 60000 at tile 0,
-// k-step 1"). Programming bugs assert instead (STYLE.md rule 5).
+// k-step 1"). Programming bugs assert instead (docs/style.md rule 5).
 #ifndef TILESCHED_STATUS_H_
 #define TILESCHED_STATUS_H_
 

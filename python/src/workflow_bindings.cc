@@ -1,7 +1,7 @@
 // Bindings of the judged and workflow entry points, each answering with the JSON its command
 // prints or writes, which the package turns into Python objects: evaluate (Evaluate() and
 // EvaluationToJson, or EvaluateModes and ModeComparisonToJson for several readings), bound
-// (ComputeLowerBounds, tier 2, LowerBoundsToJson), sweep (LoadSweepPlanFile, ApplySweepDefinition,
+// (ComputeLowerBounds, Tier2Bound, LowerBoundsToJson), sweep (LoadSweepPlanFile, ApplySweepDefinition,
 // AssembleSweepPlan, RunSweepPlan, or ShardPoints and RunSweepPlanPoint one point at a time;
 // rows as JSON Lines), compare (ParseStrategyList, ParseSeedList,
 // SetComparisonBudget, RunComparison, RenderComparison "jsonl") and the report page (HtmlReport,
@@ -51,33 +51,33 @@ std::pair<bool, std::string> EvaluateJson(const PyProblem& p, const Schedule& sc
   return {true, EvaluationToJson(*p.problem, schedule, *evaluation, readings.front(), bounds)};
 }
 
-// `bound --json`: tier 1, and tier 2 (the covering LP) for up to `time_limit` seconds when asked.
-std::string BoundJson(const PyProblem& p, const std::string& rules, const std::string& matmul_reduction,
-                      const std::string& k_limit, bool tier2, double time_limit) {
+// (`bound --json`, what tier 2 did): tier 1, and tier 2 (the covering LP, Tier2Bound) for up to
+// `time_limit` seconds when asked ("" without it).
+std::pair<std::string, std::string> BoundJson(const PyProblem& p, const std::string& rules,
+                                              const std::string& matmul_reduction,
+                                              const std::string& k_limit, bool tier2,
+                                              double time_limit) {
   const CostModes modes = ParseModes(rules, matmul_reduction, k_limit);
   if (tier2 && !(time_limit > 0)) throw py::value_error("time_limit must be positive");
   const auto start = std::chrono::steady_clock::now();
   std::atomic<bool> stop{false};
   std::optional<LowerBounds> bounds;
-  double tier2_value = -1;  // < 0: not run
-  std::optional<Result<search::SearchResult>> cover;
+  std::optional<search::Tier2Result> run;
   auto raised = RunInterruptible(
       [&] {
         bounds = ComputeLowerBounds(*p.problem, modes);
         if (!tier2) return;
-        search::SearchOptions options;
-        options.strategy = "cover";
+        search::Tier2Options options;
         options.modes = modes;
         options.time_limit = time_limit;
-        search::SearchHooks hooks;
-        hooks.stop = &stop;
-        cover.emplace(search::RunSearch(*p.problem, options, hooks));
+        options.stop = &stop;
+        run = search::Tier2Bound(*p.problem, options);
       },
       stop);
   RaiseIfInterrupted(raised);
-  if (cover) tier2_value = Unwrap(std::move(*cover)).strategy_bound;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return LowerBoundsToJson(*bounds, modes, seconds, tier2_value);
+  return {LowerBoundsToJson(*bounds, modes, seconds, run ? run->value : -1),
+          run ? search::Tier2Summary(*run) : ""};
 }
 
 // The plan of `tilesched sweep --plan PLAN ...`: the plan file (may be ""), then the keyword

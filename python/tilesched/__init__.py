@@ -161,11 +161,16 @@ def bound(problem, *, tier2=False, time_limit=120.0, rules="contest", matmul_red
 
     Returns a dict: lower_bound (the largest part), every part (compute, io, traffic, mixed,
     phase, capacity, coupled, shared, squeeze, held), modes, time_s, and with tier2=True also
-    tier2, the covering LP's certified bound after up to time_limit seconds (docs/bounds.md).
-    A schedule whose latency equals lower_bound is optimal. Ctrl-C raises KeyboardInterrupt.
+    tier2, the covering LP's certified bound after up to time_limit seconds (docs/bounds.md),
+    and tier2_summary, what it did (converged or stopped, contexts priced). A schedule whose
+    latency equals lower_bound is optimal. Ctrl-C raises KeyboardInterrupt.
     """
-    return json.loads(_core.bound(_problem(problem), rules, matmul_reduction, k_limit, tier2,
-                                  float(time_limit)))
+    text, summary = _core.bound(_problem(problem), rules, matmul_reduction, k_limit, tier2,
+                                float(time_limit))
+    result = json.loads(text)
+    if tier2:
+        result["tier2_summary"] = summary
+    return result
 
 
 def sweep(problems=None, *, plan=None, capacity=None, bandwidth=None, native=None,

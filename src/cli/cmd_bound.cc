@@ -46,23 +46,19 @@ int RunBound(int argc, char** argv, int first) {
   const auto start = std::chrono::steady_clock::now();
   const LowerBounds bounds = ComputeLowerBounds(*problem, *modes);
   double tier2 = -1;  // < 0: not run
-  std::string tier2_note;  // what the run reported (converged or stopped, how many contexts)
+  std::string tier2_note;  // what the run did (converged or stopped, how many contexts)
   if (args.Has("tier2")) {
-    search::SearchOptions search;
-    search.strategy = "cover";
-    search.modes = *modes;
+    search::Tier2Options tier2_options;
+    tier2_options.modes = *modes;
     auto limit = args.GetDouble("time-limit", 120);
     if (!limit.ok()) return Fail("bound", limit.status().message(), kExitUsage);
     if (!(*limit > 0)) return Fail("bound", "--time-limit must be positive", kExitUsage);
-    search.time_limit = *limit;
+    tier2_options.time_limit = *limit;
     std::cerr << "tier 2: pricing every subgraph context (up to "
-              << FormatNumber(search.time_limit, 1) << " s)...\n";
-    auto run = search::RunSearch(*problem, search);
-    if (!run.ok()) return Fail("bound", run.status().message(), kExitUsage);
-    tier2 = run->strategy_bound;
-    for (const std::string& line : run->report) {
-      if (line.find("tier 2:") != std::string::npos) tier2_note = line.substr(line.find("tier 2:") + 8);
-    }
+              << FormatNumber(tier2_options.time_limit, 1) << " s)...\n";
+    const search::Tier2Result run = search::Tier2Bound(*problem, tier2_options);
+    tier2 = run.value;
+    tier2_note = search::Tier2Summary(run);
   }
   const double best = std::max(bounds.best(), tier2);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

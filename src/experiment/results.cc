@@ -118,13 +118,12 @@ Result<BenchmarkRow> RunBenchmark(const BenchmarkRequest& request, int bench,
   row.subgraphs = result->schedule.subgraphs.size();
   row.found_by = result->found_by;
   if (request.tier2_seconds > 0 && !row.optimal) {
-    search::SearchOptions cover = run_options;
-    cover.strategy = "cover";
-    cover.iterations = 0;
-    cover.time_limit = request.tier2_seconds;
-    auto tier2 = search::RunSearch(*problem, cover);
-    if (!tier2.ok()) return tier2.status().WithContext(where + "tier 2: ");
-    row.tier2 = tier2->strategy_bound;
+    search::Tier2Options tier2;
+    tier2.modes = run_options.modes;
+    tier2.time_limit = request.tier2_seconds;
+    tier2.threads = run_options.threads;
+    tier2.max_tile_configs = run_options.exact_max_tile_configs;
+    row.tier2 = search::Tier2Bound(*problem, tier2).value;
     row.lower_bound = std::max(row.lower_bound, row.tier2);
     row.gap = Gap(row.latency, row.lower_bound);
     row.optimal = row.latency <= row.lower_bound * (1 + search::kTier2BoundTolerance);

@@ -3,16 +3,16 @@
 // strip (K x tile columns), and a tile finds a strip identical in the step before only when the
 // tile before is in the same grid row (the LHS strip) or the same grid column (the RHS strip),
 // never both. Counting the moves of any traversal order bounds the two strips' loads from below.
-// Used by Lemma K1's tile minimization (src/lower_bound_capacity.cc).
+// Used by Lemma K1's tile minimization (capacity_charge.cc).
 //
 // Entry points: StripCharge (one grid, every order) and LeastStripCharge (every width up to a
 // limit at one tile height).
-#ifndef TILESCHED_LOWER_BOUND_STRIP_H_
-#define TILESCHED_LOWER_BOUND_STRIP_H_
+#ifndef TILESCHED_BOUND_STRIP_CHARGE_H_
+#define TILESCHED_BOUND_STRIP_CHARGE_H_
 
 #include <cstdint>
 
-namespace tilesched {
+namespace tilesched::bound {
 
 // A grid_h x grid_w output cut into tiles h x w (edge tiles clipped, SPEC 4). `lhs_charge`
 // is the charge of one load of the whole LHS (grid_h x K), `rhs_charge` of the whole RHS
@@ -27,6 +27,6 @@ double StripCharge(int64_t grid_h, int64_t grid_w, int64_t h, int64_t w, double 
 double LeastStripCharge(int64_t grid_h, int64_t grid_w, int64_t h, int64_t w_max, double lhs_charge,
                         double rhs_charge, double tile_cost, double cutoff);
 
-}  // namespace tilesched
+}  // namespace tilesched::bound
 
-#endif  // TILESCHED_LOWER_BOUND_STRIP_H_
+#endif  // TILESCHED_BOUND_STRIP_CHARGE_H_

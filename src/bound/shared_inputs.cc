@@ -1,11 +1,11 @@
-// Lemma S1 (docs/bounds.md, "Shared inputs: loads split by what each reader holds"): which
-// graph inputs have their loads split by footprints, what each reader owns, and the least
-// footprint-weighted load over the tiles.
+// Lemmas S1-S3 (docs/bounds.md, "Shared inputs: loads split by what each reader holds"): which
+// graph inputs have their loads split by footprints, what each reader owns, the least
+// footprint-weighted load over the tiles, and the charges built on them (src/bound/shared_inputs.h).
 //
 // Work: PlanSharedInputs is linear in the total number of (reader, operand) pairs;
 // MinFootprintLoad visits at most min(native_h, 2 sqrt(grid_h)) heights times as many widths
 // (only the smallest tile of each row or column count can be the minimum), each O(terms).
-#include "tilesched/lower_bound_shared.h"
+#include "shared_inputs.h"
 
 #include <algorithm>
 #include <limits>
@@ -13,7 +13,7 @@
 
 #include "tilesched/graph.h"
 
-namespace tilesched {
+namespace tilesched::bound {
 namespace {
 
 int64_t Ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -112,4 +112,80 @@ SharedPlan PlanSharedInputs(const Problem& problem, const std::vector<double>& a
   return plan;
 }
 
-}  // namespace tilesched
+bool SharedInputCharges::GraphInputSlicesFit(int c, const Role& r) const {
+  const Op& op = p_.op(c);
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const int t = op.inputs[i];
+    if (p_.producer(t) >= 0) continue;
+    const Slot slot = op.type == OpType::kPointwise ? Slot::kPointwise : i == 0 ? Slot::kLhs : Slot::kRhs;
+    const Role d = Demanded(op.type, slot, r, g_.Root(c));
+    const Tensor& tensor = p_.tensor(t);
+    const double slice = (d.rows == DimKind::kFull ? static_cast<double>(tensor.height) : 1) *
+                         (d.cols == DimKind::kFull ? static_cast<double>(tensor.width) : 1);
+    if (slice > static_cast<double>(p_.hardware().fast_memory_capacity - 1)) return false;
+  }
+  return true;
+}
+
+// The slice of tensor v demanded in kinds d at the first step of tile 0 (Lemma S1).
+FootprintTerm SharedInputCharges::SliceTerm(int v, const Role& d) const {
+  const Tensor& tensor = p_.tensor(v);
+  FootprintTerm term;
+  term.rows_tile = d.rows == DimKind::kTile;
+  term.rows = d.rows == DimKind::kFull ? tensor.height : 1;
+  term.cols_tile = d.cols == DimKind::kTile;
+  term.cols = d.cols == DimKind::kFull ? tensor.width : 1;
+  return term;
+}
+
+double SharedInputCharges::Arrival(int c, const Role& r, int pos, double loaded, double resident, double inside,
+                                   bool first) const {
+  const Hardware& hw = p_.hardware();
+  const Op& op = p_.op(c);
+  const int x = op.inputs[static_cast<size_t>(pos)];
+  const int t = op.inputs[static_cast<size_t>(1 - pos)];
+  const std::vector<int>& owned = plan_.owned[static_cast<size_t>(c)][static_cast<size_t>(1 - pos)];
+  const Streaming s = reloads_.StreamedBy(c, t, pos == 0 ? Slot::kRhs : Slot::kLhs, r, first);
+  FootprintGrid grid;
+  grid.grid_h = r.grid_h;
+  grid.grid_w = r.grid_w;
+  grid.native_h = hw.native_h;
+  grid.native_w = hw.native_w;
+  grid.per_row = s.per_row;
+  grid.per_col = s.per_col;
+  const double per_element =
+      static_cast<double>(p_.tensor(t).size()) / static_cast<double>(hw.fast_memory_capacity - 1);
+  auto share = [&](const std::vector<FootprintTerm>& terms) { return per_element * MinFootprintLoad(terms, grid); };
+  const bool owns_x = std::find(owned.begin(), owned.end(), x) != owned.end();
+  const Role dx = Demanded(op.type, pos == 0 ? Slot::kLhs : Slot::kRhs, r, g_.Root(c));
+  std::vector<FootprintTerm> terms;
+  if (owns_x) terms.push_back(SliceTerm(x, dx));
+  double best = loaded + share(terms);
+  if (resident == 0) {
+    terms.clear();
+    if (owns_x) terms.push_back({false, p_.tensor(x).size(), false, 1});
+    best = std::min(best, share(terms));
+  }
+  if (inside >= 0) {
+    // The producer p computes x's demanded region at that step and needs its own operands'
+    // slices there: the graph inputs among them are loaded (produced ones may be computed
+    // inside too and are not counted).
+    const Op& p = p_.op(p_.producer(x));
+    terms.clear();
+    for (int v : owned) {
+      if (v == x || p_.producer(v) >= 0) continue;
+      const auto at = std::find(p.inputs.begin(), p.inputs.end(), v);
+      if (at == p.inputs.end()) continue;
+      // A MatMul reading v in both positions: either slice would do; none is claimed.
+      if (p.type == OpType::kMatMul && p.inputs[0] == p.inputs[1]) continue;
+      const Slot slot = p.type == OpType::kPointwise ? Slot::kPointwise
+                        : at == p.inputs.begin()     ? Slot::kLhs
+                                                     : Slot::kRhs;
+      terms.push_back(SliceTerm(v, Demanded(p.type, slot, dx, g_.Root(p_.producer(x)))));
+    }
+    best = std::min(best, inside + share(terms));
+  }
+  return best;
+}
+
+}  // namespace tilesched::bound

@@ -1,34 +1,32 @@
-// Lemma K3 of docs/bounds.md (strip reuse of a one-step split root): hand-computed charges,
-// the charge against the evaluator's loads over every traversal order of small grids (and many
-// random orders of larger ones), and a brute-force family of one-step split roots whose both
-// strips fit next to a tile only when the tile is small, where the capacity part (K1-K3) is
-// strictly the largest part, checked against the enumerator's optimum in all eight modes.
+// Lemma K3 of docs/bounds.md (strip reuse of a one-step split root, src/bound/strip_charge.h):
+// hand-computed charges, the charge against the evaluator's loads over every traversal order of
+// small grids (and many random orders of larger ones), and Lemmas L1-L2 (the part `coupled`) by
+// hand. The brute-force families of one-step split roots whose both strips fit next to a tile only
+// when the tile is small (the capacity part, K1-K3, and with heavy compute the coupled part
+// strictly the largest) are in tests/bound_families_test.cc (OneStepRoots, PaddedTiles).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <numeric>
 #include <random>
-#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "brute_force.h"
 #include "build_kind.h"
+#include "strip_charge.h"
 #include "test_util.h"
 #include "tilesched/evaluate.h"
-#include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
-#include "tilesched/lower_bound_strip.h"
 
 namespace tilesched {
 namespace {
 
+using bound::LeastStripCharge;
+using bound::StripCharge;
 using testing::ProblemBuilder;
 using testing::Sched;
 using testing::Sg;
-
-using testing::AllModes;
 
 TEST(StripCharge, HandComputed) {
   // 4 x 4 output, 2 x 2 tiles (R = C = 2), both operands 16 elements: each row strip and each
@@ -123,103 +121,6 @@ TEST(StripCharge, NeverAboveTheEvaluatorInAnyOrder) {
               tight);
 }
 
-// One split root A (H x K) @ B (K x W) with K <= native (a one-step tile is allowed), output
-// several natives in both directions, sometimes a Pointwise epilogue, a second root sharing A,
-// or a Pointwise reader of A; fast memory too small for a native tile with both strips.
-// `heavy`: the root's compute on one tile is about the time to load one or two strips, so a
-// smaller tile trades loads for padded compute (Lemma L1).
-Problem OneStepRootProblem(uint64_t seed, bool heavy) {
-  std::mt19937_64 rng(seed);
-  auto pick = [&](std::vector<int64_t> values) { return values[rng() % values.size()]; };
-  const int64_t native = pick({2, 3, 4});
-  const int64_t k = pick({native - 1, native});
-  const int64_t height = pick({native + 1, 2 * native, 2 * native + 1});
-  const int64_t width = pick({native + 1, 2 * native});
-  // A native tile with both whole-K strips needs 2 native K + native^2; leave room for less.
-  const int64_t full = 2 * native * k + native * native;
-  const int64_t capacity = pick({full - 1, full - native, 2 * k + native + 2, 3 * k + 2 * native});
-  const double bandwidth = std::vector<double>{0.25, 1, 4}[rng() % 3];
-  ProblemBuilder b(std::max<int64_t>(capacity, 2 * k + 2), bandwidth, native);
-  const int a = b.Tensor(height, k);
-  const int rhs = b.Tensor(k, width), out = b.Tensor(height, width);
-  const double strip_time = static_cast<double>(native * k) / bandwidth;
-  b.MatMul(a, rhs, out, heavy ? strip_time * std::vector<double>{0.5, 1, 2}[rng() % 3] : static_cast<double>(pick({1, 2})));
-  const int64_t variant = static_cast<int64_t>(rng() % 5);
-  if (variant == 1) {
-    const int done = b.Tensor(height, width);
-    b.Pointwise({out}, done, 1);
-  } else if (variant == 2) {
-    const int rhs2 = b.Tensor(k, width), out2 = b.Tensor(height, width);
-    b.MatMul(a, rhs2, out2, 1);
-  } else if (variant == 3) {
-    const int copy = b.Tensor(height, k);
-    b.Pointwise({a}, copy, 1);
-  } else if (variant == 4) {  // an unrelated memory-bound op of another shape (Lemma L2)
-    const int in = b.Tensor(native, 3 * native), copy = b.Tensor(native, 3 * native);
-    b.Pointwise({in}, copy, 1);
-  }
-  return b.Build();
-}
-
-struct FamilyCounts {
-  int runs = 0, exhaustive = 0, largest = 0, default_largest = 0;
-};
-
-// Every problem of the family in all eight modes against the enumerator; counts the runs where
-// `part` is strictly above every other part.
-FamilyCounts CheckFamily(int problems, bool heavy, double LowerBounds::*part) {
-  testing::BruteForceLimits limits;
-  limits.full_cost_calls = 20000;
-  limits.max_cost_calls = 400000;
-  FamilyCounts n;
-  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(problems); ++seed) {
-    const Problem p = OneStepRootProblem(seed, heavy);
-    for (const CostModes& m : AllModes()) {
-      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(m));
-      const testing::BruteForceResult optimum = testing::BruteForceOptimum(p, m, limits);
-      EXPECT_TRUE(optimum.error.empty()) << optimum.error;
-      if (!optimum.found) continue;
-      ++n.runs;
-      n.exhaustive += optimum.exhaustive;
-      const LowerBounds bounds = ComputeLowerBounds(p, m);
-      EXPECT_LE(bounds.best(), optimum.total * (1 + 1e-9))
-          << "bound above the optimum\nproblem: " << ProblemToJson(p)
-          << "\noptimum: " << SolutionToJson(optimum.schedule, {});
-      double others = 0;
-      for (double LowerBounds::*other : {&LowerBounds::compute, &LowerBounds::io, &LowerBounds::traffic,
-                                         &LowerBounds::mixed, &LowerBounds::phase, &LowerBounds::capacity,
-                                         &LowerBounds::coupled}) {
-        if (other != part) others = std::max(others, bounds.*other);
-      }
-      if (bounds.*part > others * (1 + 1e-9)) {
-        ++n.largest;
-        n.default_largest += m == CostModes{};
-      }
-    }
-  }
-  return n;
-}
-
-TEST(StripLowerBound, BelowBruteForceOptimumOnOneStepRoots) {
-  const int wanted = testing::kInstrumentedBuild ? 15 : 150;
-  const FamilyCounts n = CheckFamily(wanted, /*heavy=*/false, &LowerBounds::capacity);
-  std::printf("one-step roots: %d runs (%d exhaustive), capacity part strictly the largest in %d (%d in the "
-              "default modes)\n",
-              n.runs, n.exhaustive, n.largest, n.default_largest);
-  EXPECT_GT(n.runs, wanted * 6);
-  // Release: 556 of 1,200; the instrumented build's 15 problems: 24 of 120.
-  EXPECT_GT(n.largest, n.runs / 10);
-}
-
-TEST(CoupledLowerBound, BelowBruteForceOptimumOnPaddedTiles) {
-  const int wanted = testing::kInstrumentedBuild ? 15 : 150;
-  const FamilyCounts n = CheckFamily(wanted, /*heavy=*/true, &LowerBounds::coupled);
-  std::printf("one-step roots with heavy compute: %d runs (%d exhaustive), coupled part strictly the largest "
-              "in %d (%d in the default modes)\n",
-              n.runs, n.exhaustive, n.largest, n.default_largest);
-  EXPECT_GT(n.runs, wanted * 6);
-  EXPECT_GT(n.largest, n.runs / 5);
-}
 
 // A (4 x 2) @ B (2 x 4) -> O (4 x 4, written), K = 2 = native 2, base cost 10, capacity 11,
 // bandwidth 1. A 2 x 2 tile holds both whole-K strips only with 2x2 + 2x2 + 4 = 12 elements, so

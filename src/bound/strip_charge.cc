@@ -9,14 +9,14 @@
 // times, each column's RHS strip R - 1 times"; that multiset has 2 R C - R - C members, so what
 // is left unsaved of the naive C loads of the LHS and R of the RHS is at least one load of each
 // plus the (R - 1)(C - 1) cheapest members.
-#include "tilesched/lower_bound_strip.h"
+#include "strip_charge.h"
 
 #include <algorithm>
 #include <array>
 #include <limits>
 #include <utility>
 
-namespace tilesched {
+namespace tilesched::bound {
 
 double StripCharge(int64_t grid_h, int64_t grid_w, int64_t h, int64_t w, double lhs_charge, double rhs_charge) {
   const int64_t rows = (grid_h + h - 1) / h, cols = (grid_w + w - 1) / w;
@@ -73,4 +73,4 @@ double LeastStripCharge(int64_t grid_h, int64_t grid_w, int64_t h, int64_t w_max
   return best;
 }
 
-}  // namespace tilesched
+}  // namespace tilesched::bound

@@ -7,18 +7,20 @@
 // step, while the root's re-streamed operand slices are loaded at the steps before: the
 // epilogue's compute cannot hide behind those loads. PhaseLowerBound sums, per op, a value
 // that holds in the op's first subgraph whatever it is.
-#ifndef TILESCHED_LOWER_BOUND_PHASE_H_
-#define TILESCHED_LOWER_BOUND_PHASE_H_
+//
+// Entry point: PhaseLowerBound(problem, modes), the part `phase` of LowerBounds.
+#ifndef TILESCHED_BOUND_PHASE_BOUND_H_
+#define TILESCHED_BOUND_PHASE_BOUND_H_
 
 #include "tilesched/cost_model.h"
 #include "tilesched/problem.h"
 
-namespace tilesched {
+namespace tilesched::bound {
 
 // Lemmas P1-P6 of docs/bounds.md: a lower bound on every valid schedule under `modes`.
 // Linear in ops and tensors.
 double PhaseLowerBound(const Problem& problem, const CostModes& modes);
 
-}  // namespace tilesched
+}  // namespace tilesched::bound
 
-#endif  // TILESCHED_LOWER_BOUND_PHASE_H_
+#endif  // TILESCHED_BOUND_PHASE_BOUND_H_

@@ -1,31 +1,29 @@
 // Lemmas S1-S3 of docs/bounds.md (the part `shared`: a graph input shared by MatMuls whose other
 // operands crowd the fast memory): the least footprint-weighted load by hand; a small problem and
-// benchmark 13 in miniature computed by hand and checked against the enumerator; and a brute-force
-// family (several MatMuls reading one graph input, their other operands produced tensors that fit
-// alone but not two together) in all eight modes, where the shared part must often be strictly
-// the largest.
+// benchmark 13 in miniature computed by hand and checked against the enumerator
+// (src/bound/shared_inputs.h). The brute-force family (several MatMuls reading one graph input,
+// their other operands produced tensors that fit alone but not two together), where the shared
+// part must often be strictly the largest, is in tests/bound_families_test.cc (SharedWeights).
 #include <algorithm>
-#include <cstdint>
 #include <cstdio>
-#include <random>
 #include <string>
-#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "brute_force.h"
-#include "build_kind.h"
+#include "mixed_bound.h"
+#include "shared_inputs.h"
 #include "test_util.h"
-#include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
-#include "tilesched/lower_bound_shared.h"
 
 namespace tilesched {
 namespace {
 
-using testing::ProblemBuilder;
-
+using bound::FootprintGrid;
+using bound::MinFootprintLoad;
+using bound::SharedLowerBound;
 using testing::AllModes;
+using testing::ProblemBuilder;
 
 TEST(MinFootprintLoad, TileTimesCountIsAtLeastTheExtent) {
   FootprintGrid grid;
@@ -149,112 +147,6 @@ TEST(SharedLowerBound, BenchmarkThirteenInMiniature) {
   }
 }
 
-// The family: 2-3 MatMuls A_i @ W (or W^T-shaped W @ A_i) reading one graph input W, each A_i
-// produced by a Pointwise op or a MatMul from private inputs (sometimes through a shared second
-// weight V), capacity between one A and two; outputs written or summed by a Pointwise op.
-// Natives 2-3, so the enumerator's candidate sets stay small.
-Problem SharedFamilyProblem(uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto pick = [&](std::vector<int64_t> v) { return v[rng() % v.size()]; };
-  const int64_t native = pick({2, 2, 3});
-  const int64_t rows = pick({1, 2, native, native + 1});
-  const int64_t k = pick({native, native + 1, 2 * native});
-  const int64_t cols = pick({2, 3, 4});
-  const bool consumer = rng() % 3 == 0;
-  const int readers = consumer ? 2 : 2 + static_cast<int>(rng() % 2);
-  const bool rhs_side = rng() % 4 == 0;  // A_i read as RHS: W (cols x k) @ A_i (k x rows)
-  const int64_t size_a = rows * k;
-  const int64_t capacity = std::max<int64_t>(4, pick({size_a + 1, size_a + 2, size_a + k, (3 * size_a) / 2 + 1, 2 * size_a}));
-  const double bandwidth = std::vector<double>{0.05, 0.1, 0.25, 1}[rng() % 4];
-  ProblemBuilder b(capacity, bandwidth, native);
-  // A_i is rows x k as an LHS; as an RHS it is k x rows and W is cols x k.
-  const int w = rhs_side ? b.Tensor(cols, k) : b.Tensor(k, cols);
-  const int producer_kind = static_cast<int>(rng() % 3);  // 0 Pointwise, 1 MatMul private, 2 MatMul shared V
-  const int64_t k0 = pick({1, 2, native + 1});
-  const int v_shared = producer_kind == 2 ? (rhs_side ? b.Tensor(k, k0) : b.Tensor(k0, k)) : -1;
-  std::vector<int> outs;
-  for (int i = 0; i < readers; ++i) {
-    const int a = rhs_side ? b.Tensor(k, rows) : b.Tensor(rows, k);
-    const double cost = static_cast<double>(pick({1, 2, 8}));
-    if (producer_kind == 0) {
-      const int x = rhs_side ? b.Tensor(k, rows) : b.Tensor(rows, k);
-      b.Pointwise({x}, a, cost);
-    } else if (rhs_side) {
-      const int x = b.Tensor(k0, rows);
-      const int v = producer_kind == 2 ? v_shared : b.Tensor(k, k0);
-      b.MatMul(v, x, a, cost);
-    } else {
-      const int x = b.Tensor(rows, k0);
-      const int v = producer_kind == 2 ? v_shared : b.Tensor(k0, k);
-      b.MatMul(x, v, a, cost);
-    }
-    int out = rhs_side ? b.Tensor(cols, rows) : b.Tensor(rows, cols);
-    if (rhs_side) {
-      b.MatMul(w, a, out, static_cast<double>(pick({1, 4})));
-    } else {
-      b.MatMul(a, w, out, static_cast<double>(pick({1, 4})));
-    }
-    // Sometimes a third MatMul reads the output along its reduction (inner roles of the reader,
-    // as benchmark 13's B_i @ v_i).
-    if (consumer) {
-      const int u = rhs_side ? b.Tensor(1, cols) : b.Tensor(cols, 1);
-      const int next = rhs_side ? b.Tensor(1, rows) : b.Tensor(rows, 1);
-      if (rhs_side) {
-        b.MatMul(u, out, next, static_cast<double>(pick({1, 4})));
-      } else {
-        b.MatMul(out, u, next, static_cast<double>(pick({1, 4})));
-      }
-      out = next;
-    }
-    outs.push_back(out);
-  }
-  if (rng() % 3 == 0) {
-    const int64_t out_rows = rhs_side ? (consumer ? 1 : cols) : rows;
-    const int64_t out_cols = rhs_side ? rows : (consumer ? 1 : cols);
-    const int sum = b.Tensor(out_rows, out_cols);
-    b.Pointwise({outs[0], outs[1]}, sum, 1);
-  }
-  return b.Build();
-}
-
-TEST(SharedLowerBound, BelowBruteForceOptimumWhereItIsTheLargestPart) {
-  const int problems = testing::kInstrumentedBuild ? 6 : 40;
-  testing::BruteForceLimits limits;
-  limits.full_cost_calls = 10000;
-  limits.max_cost_calls = 400000;
-  int runs = 0, found = 0, exhaustive = 0, largest = 0, found_default = 0, largest_default = 0;
-  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(problems); ++seed) {
-    const Problem p = SharedFamilyProblem(seed);
-    for (const CostModes& m : AllModes()) {
-      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(m));
-      ++runs;
-      const LowerBounds bounds = ComputeLowerBounds(p, m);
-      const testing::BruteForceResult optimum = testing::BruteForceOptimum(p, m, limits);
-      ASSERT_TRUE(optimum.error.empty()) << optimum.error;
-      if (!optimum.found) continue;
-      ++found;
-      exhaustive += optimum.exhaustive;
-      const double others = std::max(
-          {bounds.compute, bounds.io, bounds.traffic, bounds.mixed, bounds.phase, bounds.capacity});
-      const bool is_default = m.rules == Rules::kContest && m.matmul_reduction == MatmulReduction::kFullK &&
-                              m.k_limit == KLimit::kNative;
-      found_default += is_default;
-      if (bounds.shared > others * (1 + 1e-9)) {
-        ++largest;
-        largest_default += is_default;
-      }
-      ASSERT_LE(bounds.best(), optimum.total * (1 + 1e-9))
-          << "shared " << bounds.shared << ", others " << others << "\nproblem: " << ProblemToJson(p)
-          << "\noptimum: " << SolutionToJson(optimum.schedule, {});
-    }
-  }
-  std::printf("shared family: %d runs, %d with a valid schedule (%d exhaustive), shared strictly the "
-              "largest part in %d (default modes: %d of %d)\n",
-              runs, found, exhaustive, largest, largest_default, found_default);
-  // The family exists to exercise Lemma S1: it must be the bound in a good share of runs.
-  EXPECT_GE(largest * 10, found);
-  EXPECT_GE(largest_default * 5, found_default);
-}
 
 }  // namespace
 }  // namespace tilesched

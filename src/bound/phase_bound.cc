@@ -3,50 +3,25 @@
 // Pointwise ops compute only on the last step, and a split root's re-streamed operands load
 // their k-slices on the steps before. Each op gets a value that holds in its first subgraph
 // whatever that subgraph is; the bound is their sum.
-#include "tilesched/lower_bound_phase.h"
+#include "phase_bound.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "bound_graph.h"
 #include "tilesched/graph.h"
 #include "tilesched/grid.h"
 
-namespace tilesched {
+namespace tilesched::bound {
 namespace {
-
-struct Read {
-  int op;
-  int slot;  // input position
-};
 
 class PhaseBound {
  public:
-  PhaseBound(const Problem& p, const CostModes& modes) : p_(p), modes_(modes), hw_(p.hardware()) {}
+  PhaseBound(const Problem& p, const CostModes& modes)
+      : p_(p), modes_(modes), hw_(p.hardware()), reads_(ReadsOf(p)), tile_ops_(p, modes.rules, reads_) {}
 
   double Run() {
-    const int nt = p_.num_tensors();
-    reads_.assign(static_cast<size_t>(nt), {});
-    for (int o = 0; o < p_.num_ops(); ++o) {
-      const auto& ins = p_.op(o).inputs;
-      for (size_t i = 0; i < ins.size(); ++i) reads_[static_cast<size_t>(ins[i])].push_back({o, static_cast<int>(i)});
-    }
-    // Lemma P2: Pointwise ops that can only ever compute tile regions, consumers first.
-    tile_only_.assign(static_cast<size_t>(p_.num_ops()), false);
-    const auto& order = p_.graph().topo_order();
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-      const int o = *it;
-      if (p_.op(o).type != OpType::kPointwise) continue;
-      bool only = true;
-      for (const Read& r : reads_[static_cast<size_t>(p_.op(o).output)]) {
-        if (p_.op(r.op).type == OpType::kPointwise) {
-          only = only && tile_only_[static_cast<size_t>(r.op)];
-        } else {
-          only = only && !ProportionalRoleAllowed(o, r.slot);
-        }
-      }
-      tile_only_[static_cast<size_t>(o)] = only;
-    }
     double last = 0, memory = 0;
     for (int o = 0; o < p_.num_ops(); ++o) {
       const Values v = Value(o);
@@ -59,24 +34,6 @@ class PhaseBound {
   }
 
  private:
-  // Can op o's output be demanded with a proportional dimension by a MatMul reading it in
-  // input position `slot` (0 = LHS: columns along the reduction; 1 = RHS: rows)? Contest rule
-  // 7b forbids it for a Pointwise op whose axis is longer than the native tile (rule 3.4).
-  bool ProportionalRoleAllowed(int o, int slot) const {
-    if (p_.op(o).type != OpType::kPointwise || modes_.rules != Rules::kContest) return true;
-    const Tensor& out = p_.tensor(p_.op(o).output);
-    return slot == 0 ? out.width <= hw_.native_w : out.height <= hw_.native_h;
-  }
-
-  // Lemma P3: a MatMul every reader of whose output is a tile-only Pointwise op (or that has
-  // no reader) is a split root in every subgraph: its output region is the tile.
-  bool RootOnly(int o) const {
-    for (const Read& r : reads_[static_cast<size_t>(p_.op(o).output)]) {
-      if (p_.op(r.op).type != OpType::kPointwise || !tile_only_[static_cast<size_t>(r.op)]) return false;
-    }
-    return true;
-  }
-
   // Lemma P3: the fewest k-steps per tile op o runs as a split root whose operand is loaded
   // (0: no two steps are forced). k_limit=native: k <= native k (rule 3.4). k_limit=reduction:
   // one step would hold a K-long slice of the loaded operand next to a tile buffer (rule 3.8).
@@ -99,8 +56,7 @@ class PhaseBound {
       if (r.op == o) {
         ++own;
       } else {
-        others_tile_only = others_tile_only && p_.op(r.op).type == OpType::kPointwise &&
-                           tile_only_[static_cast<size_t>(r.op)];
+        others_tile_only = others_tile_only && p_.op(r.op).type == OpType::kPointwise && tile_ops_.TileOnly(r.op);
       }
     }
     if (own != 1 || !others_tile_only) return Stream::kNo;
@@ -108,7 +64,7 @@ class PhaseBound {
     if (producer >= 0) {
       if (p_.tensor(t).size() < hw_.fast_memory_capacity) return Stream::kNo;  // may be resident
       // The producer inside o's subgraph would be demanded in (tile, slice) or (slice, tile).
-      if (ProportionalRoleAllowed(producer, slot)) return Stream::kNo;
+      if (ReductionReadAllowed(p_, modes_.rules, producer, slot)) return Stream::kNo;
     }  // else a graph input: never resident (rule 3.6), never produced
     if (readers.size() == 1) return Stream::kAlone;
     return modes_.k_limit == KLimit::kNative ? Stream::kWithTiles : Stream::kNo;
@@ -128,10 +84,11 @@ class PhaseBound {
     Values v;
     if (op.type == OpType::kPointwise) {
       // Lemma P2: computes whole native tiles, on last steps only.
-      if (tile_only_[static_cast<size_t>(o)]) v.last = op.base_cost * tiles;
+      if (tile_ops_.TileOnly(o)) v.last = op.base_cost * tiles;
       return v;
     }
-    if (!RootOnly(o)) return v;
+    // Lemma P3: a split root in every subgraph (its output region is the tile).
+    if (!tile_ops_.TileBound(o)) return v;
     const int64_t steps = ForcedSteps(o);
     if (steps < 2) return v;
     const double s = static_cast<double>(steps);
@@ -162,8 +119,8 @@ class PhaseBound {
   const Problem& p_;
   const CostModes& modes_;
   const Hardware& hw_;
-  std::vector<std::vector<Read>> reads_;
-  std::vector<bool> tile_only_;
+  const ReadLists reads_;
+  const TileBoundOps tile_ops_;
 };
 
 }  // namespace
@@ -172,4 +129,4 @@ double PhaseLowerBound(const Problem& problem, const CostModes& modes) {
   return PhaseBound(problem, modes).Run();
 }
 
-}  // namespace tilesched
+}  // namespace tilesched::bound

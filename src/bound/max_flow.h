@@ -3,12 +3,12 @@
 // Entry point: MaxFlow (AddEdge, Run). Used by the mixed-roofline lower bound (docs/bounds.md,
 // Lemma G1) to bound how much of the compute-heavy ops' excess can hide behind memory-heavy
 // ops' excess when they share subgraphs. O(V^2 E) worst case; callers keep V small.
-#ifndef TILESCHED_MAX_FLOW_H_
-#define TILESCHED_MAX_FLOW_H_
+#ifndef TILESCHED_BOUND_MAX_FLOW_H_
+#define TILESCHED_BOUND_MAX_FLOW_H_
 
 #include <vector>
 
-namespace tilesched {
+namespace tilesched::bound {
 
 class MaxFlow {
  public:
@@ -31,6 +31,6 @@ class MaxFlow {
   double epsilon_ = 0;
 };
 
-}  // namespace tilesched
+}  // namespace tilesched::bound
 
-#endif  // TILESCHED_MAX_FLOW_H_
+#endif  // TILESCHED_BOUND_MAX_FLOW_H_

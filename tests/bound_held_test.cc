@@ -1,24 +1,15 @@
-// Lemmas H1 and M4' of docs/bounds.md ("Held tensors"): random problems shaped like one head of
-// benchmark 8 (projections X @ Wi with a streamed reduction, a Pointwise op, MatMuls reading
-// two projections; each intermediate fits in fast memory, two never do), checked against the
-// brute-force enumerator in every mode, and benchmark 8's head worked through by hand.
-#include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <random>
-#include <string>
-#include <vector>
-
+// Lemmas H1 and M4' of docs/bounds.md ("Held tensors", src/bound/held_tensors.h): benchmark 8's
+// head worked through by hand, and M4' on one charge. Random problems shaped like one head of
+// benchmark 8 (projections X @ Wi with a streamed reduction, a Pointwise op, MatMuls reading two
+// projections; each intermediate fits in fast memory, two never do) are checked against the
+// enumerator in tests/bound_families_test.cc (Heads).
 #include <gtest/gtest.h>
 
-#include "brute_force.h"
-#include "build_kind.h"
+#include "capacity_charge.h"
 #include "test_util.h"
 #include "tilesched/evaluate.h"
-#include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
-#include "tilesched/lower_bound_capacity.h"
-#include "tilesched/lower_bound_held.h"
+#include "traffic_bound.h"
 
 namespace tilesched {
 namespace {
@@ -56,7 +47,7 @@ TEST(HeldLowerBound, OneHeadOfBenchmark8) {
   // W2's 256 x w next to Q: at least 5.45 more (Lemma M4'). Charge 1. Total 3 + 3 + 0 + 1,
   // plus the output S (1): 8 u. (The capacity part lets the Pointwise op hold Kp next to Q:
   // 7 u.)
-  EXPECT_NEAR(HeldLowerBound(p, {}), /*8*16384/12=*/10922.666666666666, 1e-6);
+  EXPECT_NEAR(bound::HeldLowerBound(p, {}), /*8*16384/12=*/10922.666666666666, 1e-6);
   const LowerBounds bounds = ComputeLowerBounds(p, {});
   EXPECT_NEAR(bounds.held, 10922.666666666666, 1e-6);
   EXPECT_NEAR(bounds.capacity, /*7*16384/12=*/9557.333333333333, 1e-6);
@@ -90,14 +81,14 @@ TEST(HeldLowerBound, OneHeadOfBenchmark8) {
 // 8 x 110/128 = 6.875; larger k only fewer columns' worth (k=32: w=1, 128 x 58/128); lower
 // tiles give more tiles (h=64, k=5: w=22, 2 x 6 = 12). The whole-K step (32768) never fits.
 TEST(HeldLowerBound, CoincidingSliceKeepsMostOfItsMultiplier) {
-  CapContext ctx;
+  bound::CapContext ctx;
   ctx.grid_h = 128;
   ctx.grid_w = 128;
   ctx.native_h = 128;
   ctx.native_w = 128;
   ctx.capacity = 25000 - 16384;
   ctx.k_max = 128;
-  CapOperand x;
+  bound::CapOperand x;
   x.rows = DimKind::kSlice;
   x.cols = DimKind::kFull;
   x.height = 128;
@@ -106,99 +97,19 @@ TEST(HeldLowerBound, CoincidingSliceKeepsMostOfItsMultiplier) {
   x.few_coincide = true;
   x.load = 32768.0 / 9;
   x.size = 32768;
-  CapOperand w;
+  bound::CapOperand w;
   w.rows = DimKind::kFull;
   w.cols = DimKind::kTile;
   w.height = 256;
   w.width = 128;
   w.load = 32768;
   w.size = 32768;
-  EXPECT_NEAR(CapacityCharge(ctx, {x, w}), /*32768/9*6.453125+32768=*/32768.0 / 9 * 6.453125 + 32768, 1e-6);
+  EXPECT_NEAR(bound::CapacityCharge(ctx, {x, w}), /*32768/9*6.453125+32768=*/32768.0 / 9 * 6.453125 + 32768, 1e-6);
   // Without Lemma M4' the coinciding slice keeps no multiplier: 32768/9 + 32768.
   x.few_coincide = false;
-  EXPECT_NEAR(CapacityCharge(ctx, {x, w}), 32768.0 / 9 + 32768, 1e-6);
+  EXPECT_NEAR(bound::CapacityCharge(ctx, {x, w}), 32768.0 / 9 + 32768, 1e-6);
 }
 
-// Random heads: X (r x K, K > native) read by two or three projections X @ Wi (r x r), a
-// Pointwise op on one of them, a MatMul of two projections, sometimes a second MatMul with the
-// third; or a Pointwise join of two projections through a Pointwise op each; capacity between
-// one intermediate and two.
-Problem HeadProblem(uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto pick = [&](std::vector<int64_t> values) { return values[rng() % values.size()]; };
-  const int64_t native = pick({2, 3});
-  const int64_t r = pick({native, native + 1, 2 * native});
-  const int64_t k = pick({native + 1, 2 * native});
-  const int64_t size = r * r;
-  const int64_t capacity = size + pick({1, 2, r, 2 * r, size / 2, size - 1});
-  const double bandwidth = std::vector<double>{0.05, 0.25, 1}[rng() % 3];
-  ProblemBuilder b(std::max<int64_t>(capacity, 4), bandwidth, native);
-  const int x = b.Tensor(r, k);
-  if (rng() % 3 == 0) {
-    // A join J = PW(PW(A), PW(B)) of two projections (Lemma H2: its two producers' cones
-    // cannot both hold their projection).
-    std::vector<int> sides;
-    for (int i = 0; i < 2; ++i) {
-      const int w = b.Tensor(k, r), a = b.Tensor(r, r), a2 = b.Tensor(r, r);
-      b.MatMul(x, w, a, static_cast<double>(pick({1, 2})));
-      b.Pointwise({a}, a2, 1);
-      sides.push_back(a2);
-    }
-    const int j = b.Tensor(r, r);
-    b.Pointwise(sides, j, 1);
-    return b.Build();
-  }
-  const bool third = rng() % 2 == 0;
-  std::vector<int> proj;
-  for (int i = 0; i < (third ? 3 : 2); ++i) {
-    const int w = b.Tensor(k, r), out = b.Tensor(r, r);
-    b.MatMul(x, w, out, static_cast<double>(pick({1, 2})));
-    proj.push_back(out);
-  }
-  int rhs = proj[1];
-  if (rng() % 2 == 0) {
-    const int t = b.Tensor(r, r);
-    b.Pointwise({proj[1]}, t, 1);
-    rhs = t;
-  }
-  const int s = b.Tensor(r, r);
-  b.MatMul(proj[0], rhs, s, static_cast<double>(pick({1, 2})));
-  if (third) {
-    const int o = b.Tensor(r, r);
-    b.MatMul(s, proj[2], o, 1);
-  }
-  return b.Build();
-}
-
-TEST(HeldLowerBound, BelowBruteForceOptimumOnHeads) {
-  const int wanted = testing::kInstrumentedBuild ? 6 : 30;
-  testing::BruteForceLimits limits;
-  limits.full_cost_calls = 10000;
-  limits.max_cost_calls = 400000;
-  int runs = 0, exhaustive = 0, raised = 0;
-  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(wanted); ++seed) {
-    const Problem p = HeadProblem(seed);
-    for (const CostModes& m : AllModes()) {
-      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(m));
-      const testing::BruteForceResult optimum = testing::BruteForceOptimum(p, m, limits);
-      ASSERT_TRUE(optimum.error.empty()) << optimum.error;
-      if (!optimum.found) continue;
-      ++runs;
-      exhaustive += optimum.exhaustive;
-      const LowerBounds bounds = ComputeLowerBounds(p, m);
-      ASSERT_LE(bounds.best(), optimum.total * (1 + 1e-9))
-          << "held " << bounds.held << "\nproblem: " << ProblemToJson(p)
-          << "\noptimum: " << SolutionToJson(optimum.schedule, {});
-      const double others = std::max({bounds.compute, bounds.io, bounds.traffic, bounds.mixed, bounds.phase,
-                                      bounds.capacity});
-      if (bounds.held > others * (1 + 1e-9)) ++raised;
-    }
-  }
-  std::printf("held family: %d runs (%d exhaustive), held part strictly the largest in %d\n", runs, exhaustive,
-              raised);
-  EXPECT_GT(runs, wanted * 4);
-  EXPECT_GT(raised, runs / 10);
-}
 
 }  // namespace
 }  // namespace tilesched

@@ -6,16 +6,16 @@
 // closed form (the working set is affine in the width for a fixed height), and the heights stop
 // at the first one where the fewest rows and columns fit. A split root with both operands
 // loaded and one k-step possible (Lemma K3) also visits, per height, two widths per column count
-// until a floor on the count stops it (src/lower_bound_strip.cc).
-#include "tilesched/lower_bound_capacity.h"
+// until a floor on the count stops it (strip_charge.cc).
+#include "capacity_charge.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "tilesched/lower_bound_strip.h"
+#include "strip_charge.h"
 
-namespace tilesched {
+namespace tilesched::bound {
 namespace {
 
 enum class Arrival : int { kLoaded = 0, kResident = 1, kInside = 2 };
@@ -313,4 +313,4 @@ double CapacityCharge(const CapContext& ctx, const std::vector<CapOperand>& oper
   return best == std::numeric_limits<double>::infinity() ? -1 : best;
 }
 
-}  // namespace tilesched
+}  // namespace tilesched::bound

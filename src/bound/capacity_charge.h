@@ -1,12 +1,13 @@
 // Lemma K1 of docs/bounds.md (capacity-aware charges): the working set of one step bounds
 // the tile, so an op's charge in a role is minimized over the tiles that fit, not over the
-// native tile alone. Used by src/lower_bound.cc; public so that tests can check it on hand-made cases.
+// native tile alone. Used by the traffic pass's capacity-aware variants (traffic_bound.cc);
+// tests/bound_capacity_test.cc checks it on hand-made cases.
 //
 // Entry point: CapacityCharge(context, operands): the least charge of one op in one role over
 // every way its operands can arrive (loaded, resident, computed inside) and every tile h x w
 // whose step can hold what that choice puts in fast memory.
-#ifndef TILESCHED_LOWER_BOUND_CAPACITY_H_
-#define TILESCHED_LOWER_BOUND_CAPACITY_H_
+#ifndef TILESCHED_BOUND_CAPACITY_CHARGE_H_
+#define TILESCHED_BOUND_CAPACITY_CHARGE_H_
 
 #include <cstdint>
 #include <limits>
@@ -14,7 +15,7 @@
 
 #include "tilesched/demand.h"
 
-namespace tilesched {
+namespace tilesched::bound {
 
 // One distinct operand of the op, read in one slot.
 struct CapOperand {
@@ -71,6 +72,6 @@ struct CapContext {
 // (Lemma K2) also over the number n of split roots sharing its load: n tile buffers, 1/n each.
 double CapacityCharge(const CapContext& ctx, const std::vector<CapOperand>& operands);
 
-}  // namespace tilesched
+}  // namespace tilesched::bound
 
-#endif  // TILESCHED_LOWER_BOUND_CAPACITY_H_
+#endif  // TILESCHED_BOUND_CAPACITY_CHARGE_H_

@@ -1,12 +1,12 @@
-// Dinic's maximum flow (include/tilesched/max_flow.h).
-#include "tilesched/max_flow.h"
+// Dinic's maximum flow (src/bound/max_flow.h).
+#include "max_flow.h"
 
 #include <algorithm>
 #include <cstddef>
 #include <limits>
 #include <queue>
 
-namespace tilesched {
+namespace tilesched::bound {
 
 namespace {
 // Residuals below this fraction of the largest capacity count as saturated: rounding leaves
@@ -76,4 +76,4 @@ double MaxFlow::Run(int source, int sink) {
   return total;
 }
 
-}  // namespace tilesched
+}  // namespace tilesched::bound

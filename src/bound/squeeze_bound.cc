@@ -7,7 +7,7 @@
 // 3^4 operand cases x 27 reader sets (each of 3 readers apart, joining, or joining and
 // retaining) x 2 output cases x min(native_h, grid_h) tile heights, each in closed form over
 // the width; the 51 lambdas multiply only the Pareto points kept per case.
-#include "tilesched/lower_bound_squeeze.h"
+#include "squeeze_bound.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -16,11 +16,12 @@
 #include <optional>
 #include <vector>
 
+#include "bound_graph.h"
+#include "tilesched/bitset.h"
 #include "tilesched/graph.h"
 #include "tilesched/grid.h"
-#include "tilesched/lower_bound.h"
 
-namespace tilesched {
+namespace tilesched::bound {
 namespace {
 
 constexpr int kMaxOps = 1000;        // the classes are quadratic in ops
@@ -29,11 +30,6 @@ constexpr size_t kMaxFusedReaders = 3;  // more: one relaxed case for "some read
 constexpr size_t kMaxWitnesses = 32;  // longer witness lists meet every other
 constexpr int kLambdaSteps = 50;     // lambda in {0, 1/50, ..., 1}
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-struct Read {
-  int op;
-  int slot;
-};
 
 struct Point {
   double compute;
@@ -60,36 +56,17 @@ struct OpCases {
   std::vector<Case> cases;
 };
 
-class Bits {
- public:
-  explicit Bits(size_t n = 0) : w_((n + 63) / 64, 0) {}
-  void Set(size_t i) { w_[i / 64] |= uint64_t{1} << (i % 64); }
-  bool Get(size_t i) const { return (w_[i / 64] >> (i % 64) & 1u) != 0; }
-  void Or(const Bits& o) {
-    for (size_t i = 0; i < w_.size(); ++i) w_[i] |= o.w_[i];
-  }
-  void And(const Bits& o) {
-    for (size_t i = 0; i < w_.size(); ++i) w_[i] &= o.w_[i];
-  }
-
- private:
-  std::vector<uint64_t> w_;
-};
-
 class SqueezeBound {
  public:
-  SqueezeBound(const Problem& p, const CostModes& modes) : p_(p), modes_(modes), hw_(p.hardware()) {}
+  SqueezeBound(const Problem& p, const CostModes& modes)
+      : p_(p), modes_(modes), hw_(p.hardware()), reads_(ReadsOf(p)), tile_ops_(p, modes.rules, reads_) {}
 
   double Run() {
     const int n = p_.num_ops();
     if (n > kMaxOps) return 0;
-    reads_.assign(static_cast<size_t>(p_.num_tensors()), {});
-    for (int o = 0; o < n; ++o) {
-      const auto& ins = p_.op(o).inputs;
-      for (size_t i = 0; i < ins.size(); ++i) reads_[static_cast<size_t>(ins[i])].push_back({o, static_cast<int>(i)});
-    }
-    MarkTileOnly();
-    MarkSeparated();
+    // Lemma M6: separated_[a] holds every d reachable from a over a path with a never-fusable
+    // edge; d is then never in a's first subgraph.
+    separated_ = SeparatedOps(p_, [this](int a, int c) { return !NeverFusable(a, c); });
     MakeClasses();
     ops_.assign(static_cast<size_t>(n), {});
     witness_.assign(static_cast<size_t>(p_.num_tensors()), std::nullopt);
@@ -132,69 +109,15 @@ class SqueezeBound {
   }
 
  private:
-  // Contest rule 7b with rule 3.4: a Pointwise op cannot be demanded along a MatMul reader's
-  // reduction (columns of the LHS, rows of the RHS) longer than the native tile.
-  bool ProportionalAllowed(int o, int slot) const {
-    if (p_.op(o).type != OpType::kPointwise || modes_.rules != Rules::kContest) return true;
-    const Tensor& out = p_.tensor(p_.op(o).output);
-    return slot == 0 ? out.width <= hw_.native_w : out.height <= hw_.native_h;
-  }
-
   // Lemma M5: c reads p's output in a slot that no role of p allows, so p and c are never in
   // one subgraph (c would compute that operand inside).
   bool NeverFusable(int p, int c) const {
     if (p_.op(c).type != OpType::kMatMul) return false;
     const auto& ins = p_.op(c).inputs;
     for (size_t s = 0; s < ins.size(); ++s) {
-      if (ins[s] == p_.op(p).output && !ProportionalAllowed(p, static_cast<int>(s))) return true;
+      if (ins[s] == p_.op(p).output && !ReductionReadAllowed(p_, modes_.rules, p, static_cast<int>(s))) return true;
     }
     return false;
-  }
-
-  // Lemmas P2-P3: ops whose output region is the tile in every subgraph that holds them.
-  void MarkTileOnly() {
-    tile_only_.assign(static_cast<size_t>(p_.num_ops()), false);
-    const auto& order = p_.graph().topo_order();
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-      const int o = *it;
-      if (p_.op(o).type != OpType::kPointwise) continue;
-      bool only = true;
-      for (const Read& r : reads_[static_cast<size_t>(p_.op(o).output)]) {
-        only = only && (p_.op(r.op).type == OpType::kPointwise ? static_cast<bool>(tile_only_[static_cast<size_t>(r.op)])
-                                                               : !ProportionalAllowed(o, r.slot));
-      }
-      tile_only_[static_cast<size_t>(o)] = only;
-    }
-  }
-  bool TileBound(int o) const {
-    if (p_.op(o).type == OpType::kPointwise) return tile_only_[static_cast<size_t>(o)];
-    for (const Read& r : reads_[static_cast<size_t>(p_.op(o).output)]) {
-      if (p_.op(r.op).type != OpType::kPointwise || !tile_only_[static_cast<size_t>(r.op)]) return false;
-    }
-    return true;
-  }
-
-  // Lemma M6: separated_[a] holds every d reachable from a over a path with a never-fusable
-  // edge; d is then never in a's first subgraph.
-  void MarkSeparated() {
-    const size_t n = static_cast<size_t>(p_.num_ops());
-    separated_.assign(n, Bits(n));
-    std::vector<Bits> below(n, Bits(n));  // descendants
-    const auto& order = p_.graph().topo_order();
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-      const int a = *it;
-      for (const Read& r : reads_[static_cast<size_t>(p_.op(a).output)]) {
-        const size_t c = static_cast<size_t>(r.op);
-        below[static_cast<size_t>(a)].Set(c);
-        below[static_cast<size_t>(a)].Or(below[c]);
-        if (NeverFusable(a, r.op)) {
-          separated_[static_cast<size_t>(a)].Set(c);
-          separated_[static_cast<size_t>(a)].Or(below[c]);
-        } else {
-          separated_[static_cast<size_t>(a)].Or(separated_[c]);
-        }
-      }
-    }
   }
 
   // Lemma R4: ops a, b with neither separated from the other (M6) may be first together; a
@@ -202,29 +125,23 @@ class SqueezeBound {
   // in ops (at most 1,000: kMaxOps).
   void MakeClasses() {
     const int n = p_.num_ops();
-    class_.resize(static_cast<size_t>(n));
-    std::iota(class_.begin(), class_.end(), 0);
-    auto find = [&](int x) {
-      while (class_[static_cast<size_t>(x)] != x) {
-        class_[static_cast<size_t>(x)] = class_[static_cast<size_t>(class_[static_cast<size_t>(x)])];
-        x = class_[static_cast<size_t>(x)];
-      }
-      return x;
-    };
+    Components components(n);
     for (int a = 0; a < n; ++a) {
       for (int b = a + 1; b < n; ++b) {
-        if (separated_[static_cast<size_t>(a)].Get(static_cast<size_t>(b)) || separated_[static_cast<size_t>(b)].Get(static_cast<size_t>(a))) continue;
-        const int ra = find(a), rb = find(b);
-        if (ra != rb) class_[static_cast<size_t>(std::max(ra, rb))] = std::min(ra, rb);
+        if (separated_[static_cast<size_t>(a)].Test(b) || separated_[static_cast<size_t>(b)].Test(a)) continue;
+        // The smaller root stays the class's representative.
+        const int ra = components.Find(a), rb = components.Find(b);
+        if (ra != rb) components.Join(std::max(ra, rb), std::min(ra, rb));
       }
     }
-    for (int o = 0; o < n; ++o) class_[static_cast<size_t>(o)] = find(o);
+    class_.resize(static_cast<size_t>(n));
+    for (int o = 0; o < n; ++o) class_[static_cast<size_t>(o)] = components.Find(o);
   }
 
   std::vector<int> FusableReaders(int o) const {
     std::vector<int> out;
     for (const Read& r : reads_[static_cast<size_t>(p_.op(o).output)]) {
-      if (NeverFusable(o, r.op) || separated_[static_cast<size_t>(o)].Get(static_cast<size_t>(r.op))) continue;
+      if (NeverFusable(o, r.op) || separated_[static_cast<size_t>(o)].Test(r.op)) continue;
       if (std::find(out.begin(), out.end(), r.op) == out.end()) out.push_back(r.op);
     }
     return out;
@@ -255,7 +172,7 @@ class SqueezeBound {
     if (p_.reduction_extent(o) <= hw_.native_k()) return false;
     for (const Read& d : reads_[static_cast<size_t>(t)]) {
       if (d.op == o || (p_.op(d.op).type == OpType::kMatMul && d.slot == slot)) continue;
-      if (!absent_[static_cast<size_t>(o)].Get(static_cast<size_t>(d.op))) return false;
+      if (!absent_[static_cast<size_t>(o)].Test(d.op)) return false;
     }
     return true;
   }
@@ -409,7 +326,7 @@ class SqueezeBound {
     std::vector<int> distinct = op.inputs;
     std::sort(distinct.begin(), distinct.end());
     const bool repeated = std::adjacent_find(distinct.begin(), distinct.end()) != distinct.end();
-    if (!TileBound(o) || repeated || op.inputs.size() > kMaxOperands) {
+    if (!tile_ops_.TileBound(o) || repeated || op.inputs.size() > kMaxOperands) {
       oc.cases.push_back(Fallback(o));
       return;
     }
@@ -604,10 +521,10 @@ class SqueezeBound {
   const Problem& p_;
   const CostModes& modes_;
   const Hardware& hw_;
-  std::vector<std::vector<Read>> reads_;
-  std::vector<bool> tile_only_;
-  std::vector<Bits> separated_;
-  std::vector<Bits> absent_;
+  const ReadLists reads_;
+  const TileBoundOps tile_ops_;
+  std::vector<Bitset> separated_;
+  std::vector<Bitset> absent_;
   std::vector<int> class_;
   std::vector<OpCases> ops_;
   std::vector<std::optional<Witness>> witness_;
@@ -619,4 +536,4 @@ double SqueezeLowerBound(const Problem& problem, const CostModes& modes) {
   return SqueezeBound(problem, modes).Run();
 }
 
-}  // namespace tilesched
+}  // namespace tilesched::bound

@@ -7,19 +7,19 @@
 // lambda x compute + (1 - lambda) x memory, with one lambda per class of ops that can be first
 // in one subgraph together (Lemma M6 separates the classes).
 //
-// Entry point: SqueezeLowerBound(problem, modes).
-#ifndef TILESCHED_LOWER_BOUND_SQUEEZE_H_
-#define TILESCHED_LOWER_BOUND_SQUEEZE_H_
+// Entry point: SqueezeLowerBound(problem, modes), the part `squeeze` of LowerBounds.
+#ifndef TILESCHED_BOUND_SQUEEZE_BOUND_H_
+#define TILESCHED_BOUND_SQUEEZE_BOUND_H_
 
 #include "tilesched/cost_model.h"
 #include "tilesched/problem.h"
 
-namespace tilesched {
+namespace tilesched::bound {
 
 // Lemmas R1-R4 of docs/bounds.md: a lower bound on every valid schedule under `modes`.
 // 0 above 1,000 ops (its class computation is quadratic in ops).
 double SqueezeLowerBound(const Problem& problem, const CostModes& modes);
 
-}  // namespace tilesched
+}  // namespace tilesched::bound
 
-#endif  // TILESCHED_LOWER_BOUND_SQUEEZE_H_
+#endif  // TILESCHED_BOUND_SQUEEZE_BOUND_H_

@@ -1,12 +1,13 @@
 // Tile classes (docs/bounds.md Lemma X7): the tile sizes that cut one dimension into the same
 // number of tiles, and a lower bound on every configuration of a class at one k, over every
-// traversal order. The exact mode (search/exact.cc) costs a context class by class instead of
-// tile by tile.
+// traversal order; with the floors of Lemmas X8 and X10. The context pricer
+// (search/context_pricer.h, for the exact mode and tier 2) costs a context class by class
+// instead of tile by tile.
 //
 // Entry points: DimClasses(extent, min, max), Balanced(extent, count), ClassLowerBound(...),
 // TileComputeFloor(...) (Lemma X8), FirstStepSlices(...) and FirstStepFloor(...) (Lemma X10).
-#ifndef TILESCHED_TILE_CLASSES_H_
-#define TILESCHED_TILE_CLASSES_H_
+#ifndef TILESCHED_SEARCH_TILE_CLASSES_H_
+#define TILESCHED_SEARCH_TILE_CLASSES_H_
 
 #include <algorithm>
 #include <cassert>
@@ -18,7 +19,7 @@
 #include "tilesched/cost_model.h"
 #include "tilesched/grid.h"
 
-namespace tilesched {
+namespace tilesched::search {
 
 // The sizes lo..hi of [min, max] that cut `extent` into `count` tiles.
 struct DimClass {
@@ -172,6 +173,6 @@ inline int64_t FirstStepFloor(std::span<const FirstSlice> slices, const CostMode
   return total;
 }
 
-}  // namespace tilesched
+}  // namespace tilesched::search
 
-#endif  // TILESCHED_TILE_CLASSES_H_
+#endif  // TILESCHED_SEARCH_TILE_CLASSES_H_

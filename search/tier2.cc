@@ -1,0 +1,454 @@
+// Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T4): column
+// generation over every subgraph context, with a certificate checked against every column.
+//
+// Entry points: Tier2Bound(problem, options) and Tier2Summary(result) (tilesched/search.h), and
+// RunCover(ctx) (search/context.h: the same on the run's budget, as the strategy `cover`). The
+// contexts are listed and priced by the context pricer (search/context_pricer.h, mode
+// kLowerOnly), the LP is solved by COIN-OR CLP (search/cover_lp.h), and the sub-problems'
+// tier-1 bounds (Lemma X5) come from the bound module (tilesched/lower_bound.h).
+#include "context.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+
+#include "context_pricer.h"
+#include "cover_lp.h"
+#include "hashing.h"
+#include "plan_cache.h"
+#include "tilesched/lower_bound.h"
+
+namespace tilesched::search {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Above this many connected op sets or subgraph contexts tier 2 proves nothing.
+constexpr int64_t kMaxCoverOpSets = 1000000;
+constexpr int64_t kMaxCoverColumns = 20000000;
+// The cost in the restricted LP of a starting column (an op alone) whose context fits no tile
+// (an op that fits only fused): this many times the finite starting columns' costs (plus 1).
+// Any finite cost is sound (a column's cost only has to be at most its context's bound, which is
+// infinite); this one is far above any schedule's latency, so the LP drops the column as soon as
+// a real one covers the op, and CLP still solves it (it fails with costs near 1e20 beside costs
+// near 1, and asserts on 1e25 and above).
+constexpr double kCoverBigCostFactor = 1e6;
+constexpr size_t kCoverChunk = 256;  // suspects whose X5 bounds are computed together
+constexpr int64_t kCoverRoundWork = 256;  // bounds computed per LP round once one is violated
+constexpr size_t kMaxViolatedPerRound = 50;
+
+// One column of the covering LP: a subgraph context (Lemma T3).
+struct Column {
+  int op_set;  // an index into the pricer's op sets
+  Mask retained, resident;
+};
+
+// How far a column's bound has been raised (Lemma T4, cheapest first).
+enum Level : uint8_t { kCheap, kSubproblemTried, kBaseApplied, kContextCosted };
+
+class CoveringLp {
+ public:
+  CoveringLp(const Problem& problem, const CostModes& modes, const Budget& budget, int64_t max_tile_configs)
+      : problem_(problem), modes_(modes), budget_(budget), plans_(problem),
+        pricer_(problem, modes, plans_, budget, max_tile_configs),
+        bandwidth_(problem.hardware().slow_memory_bandwidth) {}
+
+  Tier2Result Run();
+
+ private:
+  // Every context (Lemma T3); false above kMaxCoverColumns or out of time.
+  bool ListColumns();
+  // Each context's base: the same op set and resident set, nothing retained (Lemma X9).
+  void LinkBases();
+  // The larger of C1, X3 and X8 b.
+  double Cheap(const Column& col) const;
+  // Lemma X5 applies: nothing read resident and no sink kept back from slow memory.
+  bool Plain(const Column& col) const;
+  // The tier-1 bound of the problem made of op set `index`'s ops alone (0 if none).
+  double SubproblemBound(int index);
+  double ComputeSubproblemBound(int index) const;  // the same, not memoized (thread-safe)
+  int64_t PrefetchSubproblemBounds(const std::vector<std::pair<double, size_t>>& suspects, size_t from);
+  // The context's own bound, refined up to `target` at least.
+  void CostContext(size_t ci, double target);
+  // One level up, cheapest first, towards `target` (the column's dual sum).
+  void Raise(size_t ci, double target);
+  // The start: every op alone, nothing resident or retained (a feasible LP).
+  void AddSingletons(CoverLp* lp);
+  // Lemma T2: every column's bracket under duals (y, z) into lhs_; the columns whose known bound
+  // is below it, smaller op sets first, then the most violated.
+  std::vector<std::pair<double, size_t>> Scan(const std::vector<double>& y, const std::vector<double>& z);
+  // Raises the suspects' bounds until kMaxViolatedPerRound stay violated (or the round's work
+  // is done); returns the violated columns.
+  std::vector<size_t> RaiseSuspects(const std::vector<std::pair<double, size_t>>& suspects);
+  Tier2Result Finish(Tier2Status status, const CoverLp* lp);
+
+  const Problem& problem_;
+  const CostModes modes_;
+  const Budget& budget_;
+  PlanCache plans_;
+  ContextPricer pricer_;
+  const double bandwidth_;
+  std::vector<Column> columns_;
+  std::vector<uint32_t> base_;
+  std::vector<double> known_;  // best bound computed so far (< 0: cheap only)
+  std::vector<uint8_t> level_;
+  // The target a costed context was cut at (it may stop refining there): infinity when none.
+  std::vector<double> cut_;
+  std::vector<double> lhs_;
+  std::vector<double> subproblem_bound_;  // per op set; < 0 until computed
+  int64_t contexts_costed_ = 0, rounds_ = 0;
+  double proven_ = 0;
+};
+
+Tier2Result CoveringLp::Run() {
+  if (!ContextPricer::Fits(problem_)) return Finish(Tier2Status::kTooManyOps, nullptr);
+  if (!pricer_.EnumerateOpSets(kMaxCoverOpSets)) {
+    return Finish(budget_.Expired() ? Tier2Status::kTimeLimit : Tier2Status::kTooManyOpSets, nullptr);
+  }
+  subproblem_bound_.assign(pricer_.op_sets().size(), -1);
+  if (!ListColumns()) {
+    return Finish(budget_.Expired() ? Tier2Status::kTimeLimit : Tier2Status::kTooManyContexts, nullptr);
+  }
+  LinkBases();
+  known_.assign(columns_.size(), -1);
+  level_.assign(columns_.size(), kCheap);
+  cut_.assign(columns_.size(), kInf);
+  lhs_.assign(columns_.size(), 0);
+  CoverLp lp(problem_.num_ops(), problem_.num_tensors());
+  AddSingletons(&lp);
+  std::vector<double> y, z;
+  while (!budget_.Expired()) {
+    ++rounds_;
+    if (!lp.Solve()) return Finish(Tier2Status::kSolverFailed, &lp);
+    lp.Duals(&y, &z);
+    double y_sum = 0;
+    for (double v : y) y_sum += v;
+    const std::vector<size_t> violated = RaiseSuspects(Scan(y, z));
+    // Lemma T2: the duals scaled by alpha satisfy every column, alpha <= 1 the least ratio of
+    // a column's bound to its left-hand side.
+    double alpha = 1;
+    for (size_t ci = 0; ci < columns_.size(); ++ci) {
+      if (lhs_[ci] > 0 && lhs_[ci] > known_[ci]) alpha = std::min(alpha, known_[ci] / lhs_[ci]);
+    }
+    // The rest of the rounding (y_sum, the ratios, the product): a relative 1e-9 less
+    // (docs/bounds.md, Lemma T2).
+    proven_ = std::max(proven_, alpha * y_sum * (1 - 1e-9));
+    if (violated.empty() && alpha >= 1 - 1e-9) {
+      return Finish(budget_.Expired() ? Tier2Status::kTimeLimit : Tier2Status::kConverged, &lp);
+    }
+    for (size_t ci : violated) {
+      const Column& col = columns_[ci];
+      lp.AddColumn(pricer_.op_set(col.op_set).ops, col.retained, col.resident, known_[ci]);
+    }
+    if (violated.empty()) break;  // out of time
+  }
+  return Finish(Tier2Status::kTimeLimit, &lp);
+}
+
+bool CoveringLp::ListColumns() {
+  // A resident set is made of tensors the op set reads that an op produces (graph inputs are
+  // never retained: rule 3.6), with resident and retained fitting together (Lemma X6).
+  Mask produced_by_ops = 0;
+  for (int o = 0; o < problem_.num_ops(); ++o) produced_by_ops |= Mask{1} << problem_.op(o).output;
+  const int64_t capacity = problem_.hardware().fast_memory_capacity;
+  bool stopped = false;
+  const std::vector<OpSet>& op_sets = pricer_.op_sets();
+  for (int i = 0; i < static_cast<int>(op_sets.size()) && !stopped; ++i) {
+    const OpSet& c = op_sets[static_cast<size_t>(i)];
+    const std::vector<int> readable = Ids(c.external & produced_by_ops);
+    for (const Mask r : c.retention) {
+      int64_t held = 0;
+      for (int t : Ids(r)) held += problem_.tensor(t).size();
+      // Every subset of `readable` that fits with r, walked depth-first: a subset that does
+      // not fit has no superset that fits, so only the fitting ones are visited.
+      auto walk = [&](auto&& self, size_t next, Mask resident, int64_t size) -> void {
+        if (stopped) return;
+        columns_.push_back({i, r, resident});
+        if (static_cast<int64_t>(columns_.size()) > kMaxCoverColumns ||
+            ((columns_.size() & 4095) == 0 && budget_.Expired())) {
+          stopped = true;
+          return;
+        }
+        for (size_t k = next; k < readable.size(); ++k) {
+          const int64_t grown = size + problem_.tensor(readable[k]).size();
+          if (grown <= capacity) self(self, k + 1, resident | (Mask{1} << readable[k]), grown);
+        }
+      };
+      walk(walk, 0, 0, held);
+      if (stopped) break;
+    }
+  }
+  return !stopped;
+}
+
+void CoveringLp::LinkBases() {
+  base_.resize(columns_.size());
+  std::unordered_map<uint64_t, uint32_t> first;  // (op set, resident) of a base column
+  auto key = [](const Column& col) { return MixHash(static_cast<uint64_t>(col.op_set), col.resident); };
+  for (size_t ci = 0; ci < columns_.size(); ++ci) {
+    if (columns_[ci].retained == 0) first.emplace(key(columns_[ci]), static_cast<uint32_t>(ci));
+  }
+  for (size_t ci = 0; ci < columns_.size(); ++ci) {
+    const auto it = first.find(key(columns_[ci]));
+    const bool same = it != first.end() && columns_[it->second].op_set == columns_[ci].op_set &&
+                      columns_[it->second].resident == columns_[ci].resident;
+    base_[ci] = same ? it->second : static_cast<uint32_t>(ci);  // no base: itself
+  }
+}
+
+double CoveringLp::Cheap(const Column& col) const {
+  const OpSet& c = pricer_.op_set(col.op_set);
+  return std::max({c.compute_once, pricer_.LoadStoreBound(c, col.retained, col.resident),
+                   pricer_.FitComputeBound(c, col.retained, col.resident)});
+}
+
+bool CoveringLp::Plain(const Column& col) const {
+  const OpSet& c = pricer_.op_set(col.op_set);
+  return (c.external & col.resident) == 0 && (col.retained & c.sinks & ~c.output_sinks) == 0;
+}
+
+double CoveringLp::SubproblemBound(int index) {
+  double& memo = subproblem_bound_[static_cast<size_t>(index)];
+  if (memo < 0) memo = ComputeSubproblemBound(index);
+  return memo;
+}
+
+double CoveringLp::ComputeSubproblemBound(int index) const {
+  const OpSet& c = pricer_.op_set(index);
+  std::vector<int> renumber(static_cast<size_t>(problem_.num_tensors()), -1);
+  std::vector<Tensor> tensors;
+  auto local = [&](int t) {
+    int& id = renumber[static_cast<size_t>(t)];
+    if (id < 0) {
+      id = static_cast<int>(tensors.size());
+      tensors.push_back(problem_.tensor(t));
+    }
+    return id;
+  };
+  std::vector<Op> ops;
+  for (int o : c.plan->ops()) {
+    Op op = problem_.op(o);
+    for (int& t : op.inputs) t = local(t);
+    op.output = local(op.output);
+    ops.push_back(std::move(op));
+  }
+  auto sub = Problem::Create(std::move(tensors), std::move(ops), problem_.hardware());
+  return sub.ok() ? ComputeLowerBounds(*sub, modes_).best() : 0;
+}
+
+// X5 is a pure function of the op set: computed in parallel (oneTBB) for the plain contexts
+// among the next kCoverChunk suspects, then read from the memo.
+int64_t CoveringLp::PrefetchSubproblemBounds(const std::vector<std::pair<double, size_t>>& suspects, size_t from) {
+  std::vector<int> todo;
+  for (size_t i = from; i < std::min(suspects.size(), from + kCoverChunk); ++i) {
+    const size_t ci = suspects[i].second;
+    const Column& col = columns_[ci];
+    if (level_[ci] == kCheap && subproblem_bound_[static_cast<size_t>(col.op_set)] < 0 && Plain(col)) {
+      todo.push_back(col.op_set);
+    }
+  }
+  std::sort(todo.begin(), todo.end());
+  todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
+  std::vector<double> values(todo.size());
+  tbb::parallel_for(size_t{0}, todo.size(), [&](size_t i) { values[i] = ComputeSubproblemBound(todo[i]); });
+  for (size_t i = 0; i < todo.size(); ++i) subproblem_bound_[static_cast<size_t>(todo[i])] = values[i];
+  return static_cast<int64_t>(todo.size());
+}
+
+// Again, if an earlier costing stopped below the target.
+void CoveringLp::CostContext(size_t ci, double target) {
+  if (level_[ci] == kContextCosted && cut_[ci] >= target) return;
+  const Column& col = columns_[ci];
+  const ContextValue value = pricer_.Price(col.op_set, col.retained, col.resident, Pricing::kLowerOnly, target);
+  known_[ci] = std::max(known_[ci], value.lb);
+  cut_[ci] = target;
+  level_[ci] = kContextCosted;
+  ++contexts_costed_;
+}
+
+void CoveringLp::Raise(size_t ci, double target) {
+  const Column& col = columns_[ci];
+  double& v = known_[ci];
+  if (v < 0) v = Cheap(col);
+  if (level_[ci] == kCheap) {
+    level_[ci] = kSubproblemTried;
+    if (Plain(col)) v = std::max(v, SubproblemBound(col.op_set));
+    return;
+  }
+  if (level_[ci] == kSubproblemTried) {
+    level_[ci] = kBaseApplied;
+    const size_t bi = base_[ci];
+    if (bi == ci) return;
+    // Lemma X9: retaining r saves at most the stores of its sinks that are not graph outputs.
+    const OpSet& c = pricer_.op_set(col.op_set);
+    int64_t saved = 0;
+    for (int t : Ids(col.retained & c.sinks & ~c.output_sinks)) saved += problem_.tensor(t).size();
+    const double s = static_cast<double>(saved) / bandwidth_;
+    if (known_[bi] < 0) known_[bi] = Cheap(columns_[bi]);
+    if (level_[bi] == kCheap) {  // its X5 first, where it applies (nothing retained)
+      level_[bi] = kSubproblemTried;
+      if ((c.external & columns_[bi].resident) == 0) {
+        known_[bi] = std::max(known_[bi], SubproblemBound(col.op_set));
+      }
+    }
+    // A base cut exactly at target + s would leave the column a rounding short of target.
+    CostContext(bi, (target + s) * (1 + 1e-10));
+    v = std::max(v, known_[bi] - s - 1e-12 * (known_[bi] + s));
+    return;
+  }
+  CostContext(ci, target);
+}
+
+void CoveringLp::AddSingletons(CoverLp* lp) {
+  std::vector<size_t> singletons;
+  double finite = 0;
+  for (size_t ci = 0; ci < columns_.size(); ++ci) {
+    const Column& col = columns_[ci];
+    if (std::popcount(pricer_.op_set(col.op_set).ops) != 1 || col.retained != 0 || col.resident != 0) continue;
+    while (level_[ci] < kContextCosted) Raise(ci, kInf);
+    singletons.push_back(ci);
+    if (std::isfinite(known_[ci])) finite += known_[ci];
+  }
+  for (size_t ci : singletons) {
+    const double cost = std::isfinite(known_[ci]) ? known_[ci] : kCoverBigCostFactor * (1 + finite);
+    lp->AddColumn(pricer_.op_set(columns_[ci].op_set).ops, 0, 0, cost);
+  }
+}
+
+std::vector<std::pair<double, size_t>> CoveringLp::Scan(const std::vector<double>& y, const std::vector<double>& z) {
+  std::vector<std::pair<double, size_t>> suspects;
+  for (size_t ci = 0; ci < columns_.size(); ++ci) {
+    const Column& col = columns_[ci];
+    // In long double: a sum of at most 128 terms is then off by less than 128 x 2^-64 of the
+    // sum of the terms' magnitudes; the bracket is raised by 1e-15 of it (Lemma T2).
+    long double v = 0, magnitude = 0;
+    for (Mask m = pricer_.op_set(col.op_set).ops; m; m &= m - 1) v += y[static_cast<size_t>(std::countr_zero(m))];
+    for (Mask m = col.retained; m; m &= m - 1) v += z[static_cast<size_t>(std::countr_zero(m))];
+    magnitude = v;  // every term so far is >= 0
+    for (Mask m = col.resident; m; m &= m - 1) {
+      v -= z[static_cast<size_t>(std::countr_zero(m))];
+      magnitude += z[static_cast<size_t>(std::countr_zero(m))];
+    }
+    // Rounded up to a double (never below the long double value).
+    const long double raised = v + 1e-15L * magnitude;
+    double bracket = static_cast<double>(raised);
+    if (static_cast<long double>(bracket) < raised) bracket = std::nextafter(bracket, kInf);
+    lhs_[ci] = bracket;
+    if (bracket <= 0) continue;  // every bound is at least 0
+    if (known_[ci] < 0) known_[ci] = Cheap(col);
+    if (bracket > known_[ci]) suspects.emplace_back(known_[ci] - bracket, ci);
+  }
+  // Smaller op sets first (cheaper to bound, and more often truly violated), then the most
+  // violated by what is known.
+  std::sort(suspects.begin(), suspects.end(), [&](const auto& a, const auto& b) {
+    const int pa = std::popcount(pricer_.op_set(columns_[a.second].op_set).ops);
+    const int pb = std::popcount(pricer_.op_set(columns_[b.second].op_set).ops);
+    return std::tie(pa, a) < std::tie(pb, b);
+  });
+  return suspects;
+}
+
+// A round ends at kMaxViolatedPerRound violated columns, or at the first violated one after
+// kCoverRoundWork bounds were computed (X5 or context): new duals then prune the rest (a count,
+// not a clock, so that the bound does not depend on the machine's speed).
+std::vector<size_t> CoveringLp::RaiseSuspects(const std::vector<std::pair<double, size_t>>& suspects) {
+  std::vector<size_t> violated;
+  int64_t work = 0;
+  for (size_t next = 0; next < suspects.size(); ++next) {
+    if (violated.size() >= kMaxViolatedPerRound || (!violated.empty() && work >= kCoverRoundWork) ||
+        budget_.Expired()) {
+      break;
+    }
+    if (next % kCoverChunk == 0) work += PrefetchSubproblemBounds(suspects, next);
+    const size_t ci = suspects[next].second;
+    const int64_t costed_before = contexts_costed_;
+    while (lhs_[ci] > known_[ci] && (level_[ci] < kContextCosted || cut_[ci] < lhs_[ci])) Raise(ci, lhs_[ci]);
+    work += contexts_costed_ - costed_before;
+    if (lhs_[ci] > known_[ci] * (1 + 1e-9)) violated.push_back(ci);
+  }
+  return violated;
+}
+
+Tier2Result CoveringLp::Finish(Tier2Status status, const CoverLp* lp) {
+  Tier2Result result;
+  result.status = status;
+  result.value = proven_;
+  result.seconds = budget_.Elapsed();
+  result.op_sets = static_cast<int64_t>(pricer_.op_sets().size());
+  result.contexts = static_cast<int64_t>(columns_.size());
+  result.contexts_costed = contexts_costed_;
+  result.class_contexts = pricer_.class_contexts();
+  result.lp_rounds = rounds_;
+  result.lp_columns = lp != nullptr ? lp->num_columns() : 0;
+  return result;
+}
+
+}  // namespace
+
+Tier2Result Tier2Bound(const Problem& problem, const Tier2Options& options) {
+  std::optional<tbb::global_control> threads;
+  if (options.threads > 0) {
+    threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(options.threads));
+  }
+  const Budget budget(options.time_limit, options.stop);
+  return CoveringLp(problem, options.modes, budget, options.max_tile_configs).Run();
+}
+
+void RunCover(SearchContext& ctx) {
+  const Tier2Result tier2 =
+      CoveringLp(ctx.problem, ctx.options.modes, ctx.budget, ctx.options.exact_max_tile_configs).Run();
+  ctx.Note("tier 2: " + Tier2Summary(tier2));
+  if (ctx.proven != nullptr && tier2.value > 0) {
+    ctx.proven->set = true;
+    ctx.proven->value = tier2.value;
+  }
+}
+
+const char* Tier2StatusName(Tier2Status status) {
+  switch (status) {
+    case Tier2Status::kConverged:
+      return "converged";
+    case Tier2Status::kTimeLimit:
+      return "stopped";
+    case Tier2Status::kSolverFailed:
+      return "stopped (the LP solver failed)";
+    case Tier2Status::kTooManyOps:
+    case Tier2Status::kTooManyOpSets:
+    case Tier2Status::kTooManyContexts:
+      return "too large";
+  }
+  return "?";
+}
+
+std::string Tier2Summary(const Tier2Result& result) {
+  switch (result.status) {
+    case Tier2Status::kTooManyOps:
+      return "more than 64 ops or tensors; nothing proven beyond the tier-1 bound";
+    case Tier2Status::kTooManyOpSets:
+      return "more than " + std::to_string(kMaxCoverOpSets) + " op sets or retention subsets; nothing proven";
+    case Tier2Status::kTooManyContexts:
+      return "more than " + std::to_string(kMaxCoverColumns) + " subgraph contexts; nothing proven";
+    default:
+      break;
+  }
+  if (result.lp_rounds == 0) {
+    return "out of time before the LP (" + std::to_string(result.op_sets) + " op sets, " +
+           std::to_string(result.contexts) + " subgraph contexts listed); nothing proven";
+  }
+  return std::to_string(result.op_sets) + " op sets, " + std::to_string(result.contexts) + " subgraph contexts, " +
+         std::to_string(result.contexts_costed) + " costed (" + std::to_string(result.class_contexts) +
+         " by tile classes), " + std::to_string(result.lp_rounds) + " LP rounds, " +
+         std::to_string(result.lp_columns) + " columns; " + Tier2StatusName(result.status) + ", bound " +
+         std::to_string(result.value);
+}
+
+}  // namespace tilesched::search
