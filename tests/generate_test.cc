@@ -1,4 +1,5 @@
-// Generated workloads (src/experiment/stack.h, random_dag.h) and `tilesched generate random`:
+// Generated workloads (src/experiment/stack.h, random_dag.h, model_family.h) and `tilesched
+// generate`: the model families have the ops their formula says and the importer's costs;
 // the random layered DAG has the ops asked for, its degree bounds hold, a seed reproduces it,
 // bad options are named; greedy fusion schedules it validly (the evaluator agrees with the
 // search's total) and the same at any thread count.
@@ -7,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model_family.h"
 #include "random_dag.h"
 #include "test_files.h"
 #include "tilesched/evaluate.h"
@@ -134,6 +136,81 @@ TEST(Generate, RandomWritesTheOpsAskedForAndNamesBadOptions) {
   const testing::ToolRun unknown = RunTool({TILESCHED_BINARY, "generate", "ring"}, dir.path());
   EXPECT_EQ(unknown.code, 2);
   EXPECT_NE(unknown.err.find("'ring'"), std::string::npos) << unknown.err;
+}
+
+// A transformer layer has 7 ops per head and 7 (plain) or 8 (gated) more; an MoE block
+// 3 + 4 per expert; the deep MLP 2 per layer and a residual where widths agree.
+TEST(ModelFamily, OpCountsFollowTheLayerFormula) {
+  experiment::TransformerFamilyOptions o;
+  o.layers = 3;
+  o.heads = 4;
+  o.hardware = {300000, 20, 128, 128};
+  o.mlp = experiment::MlpKind::kPlain;
+  auto plain = experiment::MakeTransformerFamily(o);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain->num_ops(), 3 * (/*heads=*/7 * 4 + /*norms, residuals, mlp=*/7));
+  o.mlp = experiment::MlpKind::kGated;
+  EXPECT_EQ(experiment::MakeTransformerFamily(o)->num_ops(), 3 * (7 * 4 + 8));
+  o.moe_every = 3;
+  o.experts = 2;
+  // Layer 3 is MoE: router, gates, 2 experts x 4, the experts' sum, then residual2; plus
+  // norm1, the heads, residual1 and norm2 as every layer.
+  EXPECT_EQ(experiment::MakeTransformerFamily(o)->num_ops(), 2 * (7 * 4 + 8) + (7 * 4 + 3) + 3 + 8 + 1);
+  experiment::DeepMlpOptions m;
+  m.layers = 5;
+  m.widths = {256};
+  m.hardware = o.hardware;
+  EXPECT_EQ(experiment::MakeDeepMlp(m)->num_ops(), 5 * 3);
+}
+
+// Base costs per native tile as the importer's (docs/import.md) on contest_like's throughputs:
+// a MatMul 128 x 128 x K / 2048, a Pointwise op 128 x 128 x work / 64.
+TEST(ModelFamily, CostsAreTheImportersFormulas) {
+  experiment::TransformerFamilyOptions o;
+  o.layers = 1;
+  o.heads = 2;
+  o.width = 256;
+  o.seq = 512;
+  o.hardware = {300000, 20, 128, 128};
+  o.mlp = experiment::MlpKind::kGated;
+  auto p = experiment::MakeTransformerFamily(o);
+  ASSERT_TRUE(p.ok());
+  // Op 0: the first LayerNorm (work 9); op 1: head 0's q = n1 @ Wq (K = 256); op 4: its scores
+  // q @ k^T (K = 128, the head width); op 5: its softmax (work 9).
+  EXPECT_DOUBLE_EQ(p->op(0).base_cost, /*128*128*9/64=*/2304);
+  EXPECT_DOUBLE_EQ(p->op(1).base_cost, /*128*128*256/2048=*/2048);
+  EXPECT_DOUBLE_EQ(p->op(4).base_cost, /*128*128*128/2048=*/1024);
+  EXPECT_DOUBLE_EQ(p->op(5).base_cost, 2304);
+  EXPECT_EQ(p->op_name(4), "layer0.head0.scores");
+}
+
+TEST(ModelFamily, ASeedReproducesAndBadOptionsAreNamed) {
+  experiment::TransformerFamilyOptions o;
+  o.hardware = {300000, 20, 128, 128};
+  o.layers = 6;
+  auto a = experiment::MakeTransformerFamily(o), b = experiment::MakeTransformerFamily(o);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(ProblemToJson(*a), ProblemToJson(*b));
+  o.heads = 3;  // does not divide 256
+  auto bad = experiment::MakeTransformerFamily(o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("heads"), std::string::npos);
+  const ScratchDir dir("generate_family");
+  const auto run = RunTool({TILESCHED_BINARY, "generate", "transformer", "--mlp", "wide"}, dir.path());
+  EXPECT_EQ(run.code, 2);
+  EXPECT_NE(run.err.find("--mlp: expected plain, gated or mixed, got 'wide'"), std::string::npos) << run.err;
+}
+
+// The suite of docs/results_large.md is what scripts/make_large_suite.sh writes.
+TEST(ModelFamily, TheLargeSuiteIsReproduced) {
+  const ScratchDir dir("generate_suite");
+  const std::string source = TILESCHED_SOURCE_DIR;
+  const auto run = RunTool({TILESCHED_BINARY, "generate", "transformer", "--layers", "12", "--heads",
+                            "10", "--seq", "512", "--width", "640", "--mlp", "mixed", "--seed", "10",
+                            "--capacity", "272000", "--bandwidth", "80", "-o", dir.File("p.json")},
+                           dir.path());
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(testing::Slurp(dir.File("p.json")), testing::Slurp(source + "/data/large/tf-12x10-w640.json"));
 }
 
 }  // namespace
