@@ -606,4 +606,16 @@ Result<std::vector<std::pair<std::string, std::string>>> ParseConfigEntries(cons
   return entries;
 }
 
+Status ApplyConfigFile(const std::string& path, const std::string& expected,
+                       const std::function<Status(const std::string&, const std::string&)>& apply) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  auto entries = ParseConfigEntries(*text);
+  if (!entries.ok()) return FileReadError(entries.status(), path, *text, expected);
+  for (const auto& [key, value] : *entries) {
+    if (Status s = apply(key, value); !s.ok()) return FileReadError(s, path, *text, expected);
+  }
+  return Status::Ok();
+}
+
 }  // namespace tilesched

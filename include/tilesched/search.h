@@ -90,6 +90,10 @@ struct SearchOptions {
   CostModes modes;
 };
 
+// The budget of a run whose caller gives neither a time limit nor iterations (`tilesched
+// schedule`, the Python schedule()), in seconds.
+inline constexpr double kDefaultScheduleSeconds = 10;
+
 // The strategies RunSearch knows, in the order of its strategy table (search/search.cc).
 const std::vector<std::string>& StrategyNames();
 // "greedy, beam, lns, anneal, portfolio" (for messages and help).
