@@ -46,7 +46,7 @@ def test_bad_input(cli):
         tilesched.bound(benchmark(1), rules="loose")
     assert cli.error("bound", benchmark(1), "--rules", "loose") == "--rules: " + str(error.value)
     with pytest.raises(ValueError) as error:
-        tilesched.bound(benchmark(1), tier2=True, time_limit=0)
-    assert cli.error("bound", benchmark(1), "--tier2", "--time-limit", 0) == "--" + str(error.value).replace("_", "-")
+        tilesched.bound(benchmark(1), tier2=True, time_limit=-1)
+    assert cli.error("bound", benchmark(1), "--tier2", "--time-limit", -1) == "--" + str(error.value).replace("_", "-")
     with pytest.raises(ValueError):
         tilesched.bound("/nonexistent.json")

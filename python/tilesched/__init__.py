@@ -161,7 +161,8 @@ def bound(problem, *, tier2=False, time_limit=120.0, rules="contest", matmul_red
 
     Returns a dict: lower_bound (the largest part), every part (compute, io, traffic, mixed,
     phase, capacity, coupled, shared, squeeze, held), modes, time_s, and with tier2=True also
-    tier2, the covering LP's certified bound after up to time_limit seconds (docs/bounds.md),
+    tier2, the covering LP's certified bound after up to time_limit seconds (0: until the LP
+    converges; docs/bounds.md),
     and tier2_summary, what it did (converged or stopped, contexts priced). A schedule whose
     latency equals lower_bound is optimal. Ctrl-C raises KeyboardInterrupt.
     """
