@@ -247,7 +247,9 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   std::atomic<bool> reached{false};
   // The budget counts from here, so that it includes the lower bound (a pass over the graph).
   const Budget budget(options.time_limit, hooks.stop, &reached);
-  double bound = ComputeLowerBounds(problem, options.modes).best();
+  const LowerBounds tier1 = ComputeLowerBounds(problem, options.modes);
+  double bound = tier1.best();
+  std::string bound_source = std::string("tier 1, its ") + BestPart(tier1).name + " part";
   double tolerance = kBoundTolerance;  // SearchResult::bound_tolerance
   // The caches live on the heap so that a run stopped by a signal can skip freeing them: the
   // process is about to exit, and returning millions of small blocks to malloc would delay
@@ -297,6 +299,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
     ctx.Note("tier 2: " + Tier2Summary(tier2));
     if (tier2.value > bound) {
       bound = tier2.value;
+      bound_source = "tier 2";
       tolerance = kTier2BoundTolerance;
       set_target();
       // The singletons may already meet it.
@@ -331,6 +334,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   // A strategy's proof (the exact search) may raise the bound; never below tier 1.
   result.lower_bound = proven.set ? std::max(bound, proven.value) : bound;
   result.strategy_bound = proven.set ? proven.value : 0;
+  result.bound_source = proven.set && proven.value > bound ? "proved by " + options.strategy : bound_source;
   result.gap = Gap(result.total, result.lower_bound);
   result.bound_tolerance = tolerance;
   result.optimal = result.total <= result.lower_bound * (1 + tolerance);

@@ -90,6 +90,10 @@ struct SearchOptions {
   CostModes modes;
 };
 
+// The budget of a run whose caller gives neither a time limit nor iterations (`tilesched
+// schedule`, the Python schedule()), in seconds.
+inline constexpr double kDefaultScheduleSeconds = 10;
+
 // The strategies RunSearch knows, in the order of its strategy table (search/search.cc).
 const std::vector<std::string>& StrategyNames();
 // "greedy, beam, lns, anneal, portfolio" (for messages and help).
@@ -144,6 +148,9 @@ struct SearchResult {
   // ComputeLowerBounds(problem, modes).best(), or the larger bound the strategy proved.
   double lower_bound = 0;
   double strategy_bound = 0;  // the bound the strategy proved (exact, cover); 0: none
+  // Where lower_bound comes from: "tier 1, its held part", "tier 2" (tier2_first), or "proved
+  // by exact" (a strategy's proof).
+  std::string bound_source;
   double gap = 0;          // total / lower_bound - 1
   bool optimal = false;    // the total equals the lower bound: proven optimal
   // Relative rounding allowance of `optimal` (total <= lower_bound x (1 + it)): kBoundTolerance,

@@ -38,7 +38,7 @@ int RunSchedule(int argc, char** argv, int first) {
   auto search_options = SearchOptionsFromArgs(args);
   if (!search_options.ok()) return Fail("schedule", search_options.status().message(), kExitUsage);
   search::SearchOptions opts = *search_options;
-  if (opts.time_limit <= 0 && opts.iterations <= 0) opts.time_limit = 10;
+  if (opts.time_limit <= 0 && opts.iterations <= 0) opts.time_limit = search::kDefaultScheduleSeconds;
   std::vector<std::string> warnings;
   auto problem = LoadProblemOnHardware(args.positional()[0], args.Get("hardware"), &warnings);
   if (!problem.ok()) return Fail("schedule", problem.status().message(), kExitUsage);

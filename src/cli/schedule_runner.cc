@@ -174,7 +174,7 @@ class FileObserver : public search::SearchObserver {
 namespace {
 
 // The run's outcome: the --summary JSON (when asked for) and the last progress line.
-int ReportOutcome(const search::SearchOptions& options, const RunnerOptions& runner,
+int ReportOutcome(const Problem& problem, const search::SearchOptions& options, const RunnerOptions& runner,
                   const search::SearchResult& result, double total) {
   const bool optimal = total <= result.lower_bound * (1 + result.bound_tolerance);
   if (!runner.summary.empty()) {
@@ -196,11 +196,17 @@ int ReportOutcome(const search::SearchOptions& options, const RunnerOptions& run
     std::cerr << how << " after " << FormatNumber(result.seconds, 2) << "s: latency "
               << FormatNumber(total) << " (" << result.found_by << "), "
               << result.schedule.subgraphs.size() << " subgraphs, lower bound "
-              << FormatNumber(result.lower_bound) << ", gap "
+              << FormatNumber(result.lower_bound) << " (" << result.bound_source << "), gap "
               << FormatNumber(100 * Gap(total, result.lower_bound), 2) << "%"
               << (optimal ? " (optimal)" : "") << ", " << FormatCount(result.evaluations)
               << " configurations" << (runner.output.empty() ? "" : "; written to " + runner.output)
               << "\n";
+    // The gap is to a bound, not to the optimum: say how to get a tighter one where there is.
+    if (!optimal && options.tier2_first <= 0 && result.bound_source.rfind("tier 1", 0) == 0 &&
+        problem.num_ops() <= 64 && problem.num_tensors() <= 64) {  // Tier2Status::kTooManyOps
+      std::cerr << "(the gap is to tier 1 of the bound; tier 2 may prove more: --tier2-first SEC, "
+                   "or tilesched bound --tier2)\n";
+    }
   }
   return kExitOk;
 }
@@ -287,7 +293,7 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
     std::cerr << "  search started " << FormatNumber(search_start, 3) << " s after the process\n";
     for (const std::string& line : result->report) std::cerr << "  " << line << "\n";
   }
-  return ReportOutcome(options, runner, *result, *total);
+  return ReportOutcome(problem, options, runner, *result, *total);
 }
 
 }  // namespace tilesched::cli
