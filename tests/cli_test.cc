@@ -399,3 +399,64 @@ TEST(CliBoundText, BoundTimeLimitIsTier2sAndNotNegative) {
 
 }  // namespace
 }  // namespace tilesched
+
+// --- schedule --trace --------------------------------------------------------------------------
+
+namespace tilesched {
+namespace {
+
+// One CSV row split at commas (the trace's fields hold none).
+std::vector<std::string> Fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::stringstream in(line);
+  std::string field;
+  while (std::getline(in, field, ',')) fields.push_back(field);
+  if (!line.empty() && line.back() == ',') fields.push_back("");
+  return fields;
+}
+
+// The timeline starts and ends once, its times and counters never fall, its phases begin with
+// greedy, and its last best is the latency of the schedule written.
+TEST(CliTrace, TimelineOfARunIsConsistentWithItsSchedule) {
+  const ScratchDir dir("cli_trace");
+  const ToolRun run = Tilesched({"schedule", Source("data/large/torch_encoder_layer.json"), "-o",
+                                 dir.File("s.json"), "--time-limit", "1", "--trace",
+                                 dir.File("t.csv"), "--quiet"},
+                                dir);
+  ASSERT_EQ(run.code, 0) << run.err;
+  std::stringstream csv(testing::Slurp(dir.File("t.csv")));
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  EXPECT_EQ(line, "time_s,event,phase,best,found_by,configurations,costings,moves");
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(csv, line)) rows.push_back(Fields(line));
+  ASSERT_GE(rows.size(), 4u);
+  EXPECT_EQ(rows.front()[1], "start");
+  EXPECT_EQ(rows.back()[1], "end");
+  std::vector<std::string> phases;
+  int improvements = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 8u) << i;
+    if (rows[i][1] == "phase") phases.push_back(rows[i][2]);
+    improvements += rows[i][1] == "improved";
+    if (i == 0) continue;
+    EXPECT_GE(std::stod(rows[i][0]), std::stod(rows[i - 1][0])) << i;
+    for (int c : {5, 6, 7}) EXPECT_GE(std::stoll(rows[i][c]), std::stoll(rows[i - 1][c])) << i;
+  }
+  ASSERT_FALSE(phases.empty());
+  EXPECT_EQ(phases.front(), "greedy");
+  EXPECT_GE(improvements, 1);
+  EXPECT_GT(std::stoll(rows.back()[5]), 0);  // the run costed configurations
+  const ToolRun judged = Tilesched({"evaluate", Source("data/large/torch_encoder_layer.json"),
+                                    dir.File("s.json"), "--json"},
+                                   dir);
+  ASSERT_EQ(judged.code, 0) << judged.err;
+  const double best = std::stod(rows.back()[3]);
+  const std::string key = "\"total_latency\": ";
+  const size_t at = judged.out.find(key);
+  ASSERT_NE(at, std::string::npos) << judged.out;
+  EXPECT_NEAR(std::stod(judged.out.substr(at + key.size())), best, 1e-9 * best);  // %.10g
+}
+
+}  // namespace
+}  // namespace tilesched
