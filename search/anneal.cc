@@ -61,6 +61,7 @@ ChainResult RunChain(SearchContext& ctx, const Draft& start, uint64_t chain, int
     auto next = move.Apply(current, ctx.problem, ctx.plans, rng);
     if (!next) continue;
     ++stats.applied;
+    ctx.CountMoves(1);
     if (!RecostChanged(ctx.problem, ctx.coster, current, &*next)) continue;
     ++stats.valid;
     const double delta = next->total - current.total;
@@ -82,6 +83,7 @@ ChainResult RunChain(SearchContext& ctx, const Draft& start, uint64_t chain, int
 }  // namespace
 
 void RunAnneal(SearchContext& ctx, int64_t moves) {
+  ctx.Phase("anneal");
   auto start = ctx.incumbent.Best();
   if (!start) return;
   Draft draft = *start;

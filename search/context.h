@@ -121,6 +121,7 @@ struct SearchContext {
   SearchObserver* observer;
   Journal* journal = nullptr;  // may be null
   ProvenBound* proven = nullptr;  // may be null
+  SearchProgress* progress = nullptr;  // may be null
 
   // Adds a report line, stamped with the run's elapsed time.
   void Note(const std::string& line) const {
@@ -128,6 +129,14 @@ struct SearchContext {
     char stamp[32];
     std::snprintf(stamp, sizeof(stamp), "[%7.2fs] ", budget.Elapsed());
     journal->Note(stamp + line);
+  }
+  // Tells the observer that a phase of the run begins (SearchObserver::PhaseStarted).
+  void Phase(const std::string& name) const {
+    if (observer) observer->PhaseStarted(name);
+  }
+  // Counts `n` neighbours evaluated (SearchProgress::moves).
+  void CountMoves(int64_t n) const {
+    if (progress) progress->moves.fetch_add(n, std::memory_order_relaxed);
   }
 };
 

@@ -18,9 +18,12 @@ namespace {
 // which tensors are graph inputs, graph outputs and sinks, and the retained and resident
 // sets): sharing the answer changes no result, at any thread count. A resident tensor the
 // subgraph does not touch only takes space, so it enters the key by its size alone.
-std::vector<int64_t> ShapeKey(const Problem& problem, const SubgraphPlan& plan,
-                              std::span<const int> retained, std::span<const int> resident) {
-  std::vector<int> local;  // tensors the ops read or write, by id
+// Written into `key` (cleared first); the buffers are the caller's so that a memo hit allocates
+// nothing.
+void ShapeKey(const Problem& problem, const SubgraphPlan& plan, std::span<const int> retained,
+              std::span<const int> resident, std::vector<int64_t>& key) {
+  thread_local std::vector<int> local;  // tensors the ops read or write, by id
+  local.clear();
   for (int o : plan.ops()) {
     const Op& op = problem.op(o);
     local.insert(local.end(), op.inputs.begin(), op.inputs.end());
@@ -32,8 +35,7 @@ std::vector<int64_t> ShapeKey(const Problem& problem, const SubgraphPlan& plan,
     const auto it = std::lower_bound(local.begin(), local.end(), t);
     return it != local.end() && *it == t ? it - local.begin() : -1;
   };
-  std::vector<int64_t> key;
-  key.reserve(4 * plan.ops().size() + 3 * local.size() + retained.size() + resident.size() + 8);
+  key.clear();
   key.push_back(static_cast<int64_t>(plan.ops().size()));
   for (int o : plan.ops()) {
     const Op& op = problem.op(o);
@@ -57,20 +59,20 @@ std::vector<int64_t> ShapeKey(const Problem& problem, const SubgraphPlan& plan,
     const int64_t r = rank(t);
     key.push_back(r >= 0 ? r : -2 - int64_t{t});
   }
+  // The resident tensors the ops touch (count, then ranks), then the others' total size.
+  const size_t count_at = key.size();
+  key.push_back(0);
   int64_t untouched_size = 0;
-  std::vector<int64_t> touched;
   for (int t : resident) {
     const int64_t r = rank(t);
     if (r >= 0) {
-      touched.push_back(r);
+      key.push_back(r);
+      ++key[count_at];
     } else {
       untouched_size += problem.tensor(t).size();
     }
   }
-  key.push_back(static_cast<int64_t>(touched.size()));
-  key.insert(key.end(), touched.begin(), touched.end());
   key.push_back(untouched_size);
-  return key;
 }
 
 struct MemoKeyCompare {
@@ -90,23 +92,25 @@ struct ModelCoster::Memo {
 };
 
 ModelCoster::ModelCoster(const CostModel& model, ConfigureOptions options,
-                         std::atomic<int64_t>* counter)
-    : configurator_(model, options), memo_(std::make_unique<Memo>()), counter_(counter) {}
+                         SearchProgress* progress)
+    : configurator_(model, options), memo_(std::make_unique<Memo>()), progress_(progress) {}
 ModelCoster::~ModelCoster() = default;
 
 std::optional<TileChoice> ModelCoster::Configure(const SubgraphPlan& plan,
                                                  std::span<const int> retained,
                                                  std::span<const int> resident) {
-  std::vector<int64_t> key = ShapeKey(configurator_.model().problem(), plan, retained, resident);
+  if (progress_) progress_->costings.fetch_add(1, std::memory_order_relaxed);
+  thread_local std::vector<int64_t> key;
+  ShapeKey(configurator_.model().problem(), plan, retained, resident, key);
   {
     decltype(memo_->map)::const_accessor found;
     if (memo_->map.find(found, key)) return found->second;
   }
   memo_->misses.fetch_add(1, std::memory_order_relaxed);
-  if (counter_) counter_->fetch_add(1, std::memory_order_relaxed);
+  if (progress_) progress_->configurations.fetch_add(1, std::memory_order_relaxed);
   std::optional<TileChoice> choice = configurator_.Best(plan, retained, resident);
   decltype(memo_->map)::accessor slot;
-  if (memo_->map.insert(slot, std::move(key))) slot->second = choice;
+  if (memo_->map.insert(slot, key)) slot->second = choice;
   return slot->second;
 }
 

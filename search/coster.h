@@ -33,9 +33,9 @@ class SubgraphCoster {
 
 class ModelCoster : public SubgraphCoster {
  public:
-  // `counter`, when given, also counts configurations costed (for live progress output).
+  // `progress`, when given, also counts costings and configurations (live progress output).
   ModelCoster(const CostModel& model, ConfigureOptions options = {},
-              std::atomic<int64_t>* counter = nullptr);
+              SearchProgress* progress = nullptr);
   ~ModelCoster() override;
 
   std::optional<TileChoice> Configure(const SubgraphPlan& plan, std::span<const int> retained,
@@ -47,7 +47,7 @@ class ModelCoster : public SubgraphCoster {
   struct Memo;
   Configurator configurator_;
   std::unique_ptr<Memo> memo_;
-  std::atomic<int64_t>* counter_;
+  SearchProgress* progress_;
 };
 
 }  // namespace tilesched::search

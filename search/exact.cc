@@ -291,6 +291,7 @@ void ExactSearch::Note(bool cut, bool closed, double bound) const {
 }  // namespace
 
 void RunExact(SearchContext& ctx) {
+  ctx.Phase("exact");
   // A cheap incumbent first: greedy has run; a narrow beam within a fifth of the time left.
   RunBeam(ctx, ctx.options.beam_width, ctx.budget.has_deadline() ? 0.2 * ctx.budget.Remaining() : kInf);
   ExactSearch(ctx).Run();

@@ -2,15 +2,15 @@
 //
 // From one op per subgraph, repeatedly merge the two subgraphs (sharing a tensor) whose merge
 // saves the most latency, benefit = cost(a) + cost(b) - cost(a u b), while the schedule stays
-// valid. Then, left to right, let each subgraph retain what the next one reads when that lowers
-// the pair's latency. Both phases are deterministic (ties break on stage ids) and check the
-// budget as they go.
+// valid. Then choose what each subgraph retains for the next one, the best choice along the
+// whole chain (OptimizeRetention). Both phases are deterministic (ties break on stage ids).
 #include <algorithm>
 #include <cstdlib>
 #include <queue>
 
 #include "context.h"
 #include "op_sets.h"
+#include "retention.h"
 #include "tilesched/graph.h"
 
 namespace tilesched::search {
@@ -259,26 +259,10 @@ class Fusion {
   std::priority_queue<Merge, std::vector<Merge>, MergeOrder> pending_;
 };
 
-// True when `cur` (followed by `next`, stages of a schedule without recomputation) may retain
-// `keep` (tensors it produces that `next` reads) and the schedule stays valid: a retained sink
-// that is no graph output is not written to slow memory, so only `next` may read it.
-bool RetentionStaysValid(const Problem& problem, const Stage& cur, const Stage& next,
-                         const std::vector<int>& keep) {
-  for (int t : keep) {
-    if (problem.is_graph_output(t) ||
-        !std::binary_search(cur.plan->sinks().begin(), cur.plan->sinks().end(), t)) {
-      continue;
-    }
-    for (int c : problem.graph().consumers(t)) {
-      if (!next.plan->Contains(c)) return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 void RunGreedy(SearchContext& ctx) {
+  ctx.Phase("greedy");
   if (ctx.budget.Expired()) return;  // RunSearch has offered the singletons already
   auto start = SingletonDraft(ctx.problem, ctx.plans, ctx.coster);
   if (!start.ok()) return;
@@ -293,46 +277,9 @@ void RunGreedy(SearchContext& ctx) {
   ctx.Note("greedy fusion: " + std::to_string(draft.total) + " in " +
            std::to_string(draft.stages.size()) + " subgraphs");
 
-  // Phase 2: retention, left to right. Retaining in stage s changes only the costs of stages
-  // s and s+1 (s+1 starts with the tensors resident), so each trial re-configures those two
-  // and checks validity locally (no whole-draft copy or consistency check): a trial is kept
-  // when the pair's latency falls.
-  static const std::vector<int> kNone;
-  for (size_t s = 0; s + 1 < draft.stages.size() && !ctx.budget.Expired(); ++s) {
-    std::vector<int> shared;
-    {
-      const Stage& cur = draft.stages[s];
-      const Stage& next = draft.stages[s + 1];
-      std::set_intersection(cur.plan->produced().begin(), cur.plan->produced().end(),
-                            next.plan->external_inputs().begin(),
-                            next.plan->external_inputs().end(), std::back_inserter(shared));
-    }
-    if (shared.empty()) continue;
-    std::vector<std::vector<int>> options = {shared};
-    if (shared.size() > 1) {
-      for (int t : shared) options.push_back({t});
-    }
-    for (const std::vector<int>& keep : options) {
-      Stage& cur = draft.stages[s];
-      Stage& next = draft.stages[s + 1];
-      if (!RetentionStaysValid(ctx.problem, cur, next, keep)) continue;
-      auto cur_choice = ctx.coster.Configure(*cur.plan, keep, s ? draft.stages[s - 1].retained : kNone);
-      if (!cur_choice) continue;
-      auto next_choice = ctx.coster.Configure(*next.plan, next.retained, keep);
-      if (!next_choice) continue;
-      // Only the pair's latencies change: compare their sums (O(1) per trial; summing the
-      // whole draft per trial made the pass quadratic, docs/scaling.md).
-      const double before = cur.choice.latency + next.choice.latency;
-      if (cur_choice->latency + next_choice->latency < before) {
-        cur.retained = keep;
-        cur.choice = *cur_choice;
-        next.choice = *next_choice;
-      }
-    }
-  }
-  // The total summed in stage order, as RecostDraft() sums it.
-  draft.total = 0;
-  for (const Stage& stage : draft.stages) draft.total += stage.choice.latency;
+  // Phase 2: the retention of every stage, by dynamic programming along the chain
+  // (search/retention.h; each stage's options are few, so this is linear in the stages).
+  OptimizeRetention(ctx.problem, ctx.coster, &draft, 0, draft.stages.size());
   ctx.incumbent.Offer(draft, "greedy");
   ctx.Note("greedy retention: " + std::to_string(draft.total));
 }

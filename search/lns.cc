@@ -9,6 +9,7 @@
 namespace tilesched::search {
 
 void RunLns(SearchContext& ctx, int64_t windows, double stop_at) {
+  ctx.Phase("lns");
   auto start = ctx.incumbent.Best();
   if (!start) return;
   Draft current = *start;

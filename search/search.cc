@@ -127,6 +127,7 @@ void RunNarrowBeam(SearchContext& ctx) {
   }
   SearchOptions narrow = ctx.options;
   narrow.max_candidates_per_op = kNarrowCandidatesPerOp;
+  ctx.Phase("narrow candidates");
   const double pool_until = ctx.budget.Elapsed() + kNarrowPoolShare * ctx.budget.Remaining();
   bool cut = false;
   const CandidatePool pool = BuildCandidates(ctx.problem, ctx.plans, narrow, [&] {
@@ -134,7 +135,8 @@ void RunNarrowBeam(SearchContext& ctx) {
     return cut;
   });
   SearchContext narrow_ctx{ctx.problem, ctx.options, ctx.plans,    ctx.coster, ctx.incumbent,
-                           ctx.budget,  pool,        ctx.observer, ctx.journal};
+                           ctx.budget,  pool,        ctx.observer, ctx.journal, /*proven=*/nullptr,
+                           ctx.progress};
   narrow_ctx.Note("narrow candidates: " + std::to_string(pool.candidates.size()) + " subgraphs" +
                   (cut ? " (cut short: no narrow beam)" : ""));
   if (cut) return;
@@ -246,19 +248,24 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   std::atomic<bool> reached{false};
   // The budget counts from here, so that it includes the lower bound (a pass over the graph).
   const Budget budget(options.time_limit, hooks.stop, &reached);
-  double bound = ComputeLowerBounds(problem, options.modes).best();
+  const LowerBounds tier1 = ComputeLowerBounds(problem, options.modes);
+  double bound = tier1.best();
+  std::string bound_source = std::string("tier 1, its ") + BestPart(tier1).name + " part";
   double tolerance = kBoundTolerance;  // SearchResult::bound_tolerance
   // The caches live on the heap so that a run stopped by a signal can skip freeing them: the
   // process is about to exit, and returning millions of small blocks to malloc would delay
   // the final write by tens of milliseconds.
   struct Caches {
-    Caches(const Problem& p, const SearchOptions& o, std::atomic<int64_t>* counter)
-        : model(p, o.modes), plans(p), coster(model, o.configure, counter) {}
+    Caches(const Problem& p, const SearchOptions& o, SearchProgress* progress)
+        : model(p, o.modes), plans(p), coster(model, o.configure, progress) {}
     CostModel model;
     PlanCache plans;
     ModelCoster coster;
   };
-  auto caches = std::make_unique<Caches>(problem, options, hooks.evaluations);
+  // The run's counters: the caller's, or the run's own.
+  SearchProgress own_progress;
+  SearchProgress* progress = hooks.progress ? hooks.progress : &own_progress;
+  auto caches = std::make_unique<Caches>(problem, options, progress);
   const LeakOnStop<Caches> keep_caches{caches, hooks};
   PlanCache& plans = caches->plans;
   ModelCoster& coster = caches->coster;
@@ -278,10 +285,11 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   const LeakOnStop<CandidatePool> keep_pool{pool_holder, hooks};
   ProvenBound proven;
   SearchContext ctx{problem, options, plans, coster, incumbent, budget, *pool_holder, observer,
-                    &journal, &proven};
+                    &journal, &proven, progress};
   // SearchOptions::tier2_first: tier 2 of the bound before the search, on a budget of its own
   // (at most half the time left), so that the search can stop as soon as it meets it.
   if (options.tier2_first > 0 && options.strategy != "cover" && !budget.Expired()) {
+    ctx.Phase("tier 2");
     Tier2Options tier2_options;
     tier2_options.modes = options.modes;
     tier2_options.time_limit = budget.has_deadline() ? std::min(options.tier2_first, 0.5 * budget.Remaining())
@@ -292,6 +300,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
     ctx.Note("tier 2: " + Tier2Summary(tier2));
     if (tier2.value > bound) {
       bound = tier2.value;
+      bound_source = "tier 2";
       tolerance = kTier2BoundTolerance;
       set_target();
       // The singletons may already meet it.
@@ -322,6 +331,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   }
   if (strategy->narrow_first) RunNarrowBeam(ctx);
   if (strategy->run != nullptr) {
+    ctx.Phase("candidates");
     *pool_holder =
         BuildCandidates(problem, plans, options, [&budget] { return budget.Expired(); });
     ctx.Note("candidates: " + std::to_string(pool_holder->candidates.size()) +
@@ -345,6 +355,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   // A strategy's proof (the exact search) may raise the bound; never below tier 1.
   result.lower_bound = proven.set ? std::max(bound, proven.value) : bound;
   result.strategy_bound = proven.set ? proven.value : 0;
+  result.bound_source = proven.set && proven.value > bound ? "proved by " + options.strategy : bound_source;
   result.gap = Gap(result.total, result.lower_bound);
   result.bound_tolerance = tolerance;
   result.optimal = result.total <= result.lower_bound * (1 + tolerance);

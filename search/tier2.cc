@@ -445,6 +445,7 @@ Tier2Result RunCoveringLp(const Problem& problem, const CostModes& modes, const 
 }
 
 void RunCover(SearchContext& ctx) {
+  ctx.Phase("cover");
   const Tier2Result tier2 = RunCoveringLp(ctx.problem, ctx.options.modes, ctx.budget, ctx.options.exact_max_tile_configs);
   ctx.Note("tier 2: " + Tier2Summary(tier2));
   if (ctx.proven != nullptr && tier2.value > 0) {

@@ -487,6 +487,15 @@ json ModesJson(const CostModes& modes) {
           {"k_limit", KLimitName(modes.k_limit)}};
 }
 
+// Every part of the tier-1 bound, the largest ("best") and the part that sets it ("set_by").
+json BoundsJson(const LowerBounds& bounds) {
+  json out = json::object();
+  for (const BoundPart& part : Parts(bounds)) out[part.name] = part.value;
+  out["best"] = bounds.best();
+  out["set_by"] = BestPart(bounds).name;
+  return out;
+}
+
 }  // namespace
 
 std::string EvaluationToJson(const Problem& problem, const Schedule& schedule, const Evaluation& evaluation,
@@ -495,8 +504,7 @@ std::string EvaluationToJson(const Problem& problem, const Schedule& schedule, c
   out["valid"] = true;
   out["total_latency"] = evaluation.total;
   out["modes"] = ModesJson(modes);
-  out["lower_bound"] = {{"compute", bounds.compute}, {"io", bounds.io}, {"traffic", bounds.traffic},
-                        {"best", bounds.best()}};
+  out["lower_bound"] = BoundsJson(bounds);
   json subgraphs = json::array();
   for (size_t s = 0; s < evaluation.subgraphs.size(); ++s) {
     const SubgraphReport& r = evaluation.subgraphs[s];
@@ -582,8 +590,7 @@ std::string ProblemInfoToJson(const Problem& problem, const LowerBounds& bounds,
   out["graph_inputs"] = problem.graph().graph_inputs();
   out["graph_outputs"] = problem.graph().graph_outputs();
   out["modes"] = ModesJson(modes);
-  out["lower_bound"] = {{"compute", bounds.compute}, {"io", bounds.io}, {"traffic", bounds.traffic},
-                        {"best", bounds.best()}};
+  out["lower_bound"] = BoundsJson(bounds);
   return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -597,6 +604,18 @@ Result<std::vector<std::pair<std::string, std::string>>> ParseConfigEntries(cons
     entries.emplace_back(it.key(), it.value().dump());
   }
   return entries;
+}
+
+Status ApplyConfigFile(const std::string& path, const std::string& expected,
+                       const std::function<Status(const std::string&, const std::string&)>& apply) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  auto entries = ParseConfigEntries(*text);
+  if (!entries.ok()) return FileReadError(entries.status(), path, *text, expected);
+  for (const auto& [key, value] : *entries) {
+    if (Status s = apply(key, value); !s.ok()) return FileReadError(s, path, *text, expected);
+  }
+  return Status::Ok();
 }
 
 }  // namespace tilesched

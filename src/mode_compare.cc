@@ -105,6 +105,8 @@ FailureSite DescribeFailure(const std::string& message) {
       const bool word_start = at == 0 || !std::isalpha(static_cast<unsigned char>(message[at - 1]));
       const int id = NumberAfter(message, at + word.size());
       if (word_start && id >= 0) {
+        if (word == "op ") site.op = id;
+        if (word == "tensor ") site.tensor = id;
         if (at < best) {
           best = at;
           site.object = word + std::to_string(id);

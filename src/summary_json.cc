@@ -18,14 +18,13 @@ nlohmann::json ModesObject(const CostModes& modes) {
 }  // namespace
 
 std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds,
-                              double tier2, double split) {
-  nlohmann::json out = {{"lower_bound", std::max({bounds.best(), tier2, split})}, {"compute", bounds.compute},
-                              {"io", bounds.io},          {"traffic", bounds.traffic}, {"mixed", bounds.mixed}, {"phase", bounds.phase},
-                              {"capacity", bounds.capacity}, {"coupled", bounds.coupled},
-                              {"shared", bounds.shared}, {"squeeze", bounds.squeeze}, {"held", bounds.held},
-                              {"modes", ModesObject(modes)}, {"time_s", seconds}};
+                              double tier2) {
+  nlohmann::json out = {{"lower_bound", std::max(bounds.best(), tier2)}};
+  for (const BoundPart& part : Parts(bounds)) out[part.name] = part.value;
   if (tier2 >= 0) out["tier2"] = tier2;
-  if (split >= 0) out["split"] = split;
+  out["set_by"] = tier2 > bounds.best() ? "tier2" : BestPart(bounds).name;
+  out["modes"] = ModesObject(modes);
+  out["time_s"] = seconds;
   return out.dump(2) + "\n";
 }
 

@@ -355,5 +355,108 @@ TEST(CliOutputText, ResultsPrintsItsTableWithoutTouchingTheTree) {
   EXPECT_NE(run.out.find("| 1 |"), std::string::npos) << run.out;
 }
 
+// --- Bounds explained by what is printed next to them ----------------------------------------
+
+// Benchmark 5's tier-1 bound is 457,386.8, set by the coupled part; every part was missing
+// from info and evaluate, which showed it beside parts of at most 349,889.4.
+TEST(CliBoundText, EveryPrintedBoundNamesThePartThatSetsIt) {
+  const ScratchDir dir("cli_bound_text");
+  const ToolRun info = Tilesched({"info", Benchmark(5)}, dir);
+  ASSERT_EQ(info.code, 0) << info.err;
+  EXPECT_NE(info.out.find("lower bound 457386.8 (rules=contest matmul_reduction=full_k "
+                          "k_limit=native), set by coupled\n"),
+            std::string::npos)
+      << info.out;
+  EXPECT_NE(info.out.find("  coupled:  457386.8\n"), std::string::npos) << info.out;
+  const ToolRun json = Tilesched({"info", Benchmark(5), "--json"}, dir);
+  EXPECT_NE(json.out.find("\"set_by\": \"coupled\""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"coupled\": 457386.8"), std::string::npos) << json.out;
+
+  const std::string solution = dir.File("s.json"), summary = dir.File("summary.json");
+  const ToolRun schedule = Tilesched({"schedule", Benchmark(5), "-o", solution, "--iterations", "50"}, dir);
+  ASSERT_EQ(schedule.code, 0) << schedule.err;
+  EXPECT_NE(schedule.err.find("lower bound 457386.8 (tier 1, its coupled part), gap "), std::string::npos)
+      << schedule.err;
+  EXPECT_NE(schedule.err.find("tier 2 may prove more: --tier2-first SEC"), std::string::npos) << schedule.err;
+  const ToolRun evaluate = Tilesched({"evaluate", Benchmark(5), solution}, dir);
+  EXPECT_NE(evaluate.out.find("lower bound:   457386.8 (tier 1, set by its coupled part"), std::string::npos)
+      << evaluate.out;
+  const ToolRun bound = Tilesched({"bound", Benchmark(5), "--json"}, dir);
+  EXPECT_NE(bound.out.find("\"set_by\": \"coupled\""), std::string::npos) << bound.out;
+}
+
+TEST(CliBoundText, BoundTimeLimitIsTier2sAndNotNegative) {
+  const ScratchDir dir("cli_bound_limit");
+  const ToolRun alone = Tilesched({"bound", Benchmark(1), "--time-limit", "5"}, dir);
+  EXPECT_EQ(alone.code, 2);
+  EXPECT_NE(alone.err.find("--time-limit is the budget of --tier2"), std::string::npos) << alone.err;
+  const ToolRun negative = Tilesched({"bound", Benchmark(1), "--tier2", "--time-limit", "-1"}, dir);
+  EXPECT_EQ(negative.code, 2);
+  EXPECT_NE(negative.err.find("--time-limit must not be negative"), std::string::npos) << negative.err;
+  const ToolRun schedule = Tilesched({"schedule", Benchmark(1), "--time-limit", "-1"}, dir);
+  EXPECT_NE(schedule.err.find("--time-limit must not be negative"), std::string::npos) << schedule.err;
+}
+
+}  // namespace
+}  // namespace tilesched
+
+// --- schedule --trace --------------------------------------------------------------------------
+
+namespace tilesched {
+namespace {
+
+// One CSV row split at commas (the trace's fields hold none).
+std::vector<std::string> Fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::stringstream in(line);
+  std::string field;
+  while (std::getline(in, field, ',')) fields.push_back(field);
+  if (!line.empty() && line.back() == ',') fields.push_back("");
+  return fields;
+}
+
+// The timeline starts and ends once, its times and counters never fall, its phases begin with
+// greedy, and its last best is the latency of the schedule written.
+TEST(CliTrace, TimelineOfARunIsConsistentWithItsSchedule) {
+  const ScratchDir dir("cli_trace");
+  const ToolRun run = Tilesched({"schedule", Source("data/large/torch_encoder_layer.json"), "-o",
+                                 dir.File("s.json"), "--time-limit", "1", "--trace",
+                                 dir.File("t.csv"), "--quiet"},
+                                dir);
+  ASSERT_EQ(run.code, 0) << run.err;
+  std::stringstream csv(testing::Slurp(dir.File("t.csv")));
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  EXPECT_EQ(line, "time_s,event,phase,best,found_by,configurations,costings,moves");
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(csv, line)) rows.push_back(Fields(line));
+  ASSERT_GE(rows.size(), 4u);
+  EXPECT_EQ(rows.front()[1], "start");
+  EXPECT_EQ(rows.back()[1], "end");
+  std::vector<std::string> phases;
+  int improvements = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 8u) << i;
+    if (rows[i][1] == "phase") phases.push_back(rows[i][2]);
+    improvements += rows[i][1] == "improved";
+    if (i == 0) continue;
+    EXPECT_GE(std::stod(rows[i][0]), std::stod(rows[i - 1][0])) << i;
+    for (int c : {5, 6, 7}) EXPECT_GE(std::stoll(rows[i][c]), std::stoll(rows[i - 1][c])) << i;
+  }
+  ASSERT_FALSE(phases.empty());
+  EXPECT_EQ(phases.front(), "greedy");
+  EXPECT_GE(improvements, 1);
+  EXPECT_GT(std::stoll(rows.back()[5]), 0);  // the run costed configurations
+  const ToolRun judged = Tilesched({"evaluate", Source("data/large/torch_encoder_layer.json"),
+                                    dir.File("s.json"), "--json"},
+                                   dir);
+  ASSERT_EQ(judged.code, 0) << judged.err;
+  const double best = std::stod(rows.back()[3]);
+  const std::string key = "\"total_latency\": ";
+  const size_t at = judged.out.find(key);
+  ASSERT_NE(at, std::string::npos) << judged.out;
+  EXPECT_NEAR(std::stod(judged.out.substr(at + key.size())), best, 1e-9 * best);  // %.10g
+}
+
 }  // namespace
 }  // namespace tilesched

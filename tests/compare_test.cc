@@ -2,6 +2,7 @@
 // end to end as a child process (TILESCHED_BINARY) on contest benchmarks 1 and 2.
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -17,6 +18,7 @@
 #include "comparison.h"
 #include "test_files.h"
 #include "tilesched/evaluate.h"
+#include "tilesched/flat_json.h"
 #include "tilesched/io.h"
 #include "tilesched/search.h"
 
@@ -321,6 +323,22 @@ TEST(CompareLibrary, RunComparisonSummarizesEvaluatorLatenciesPerStrategy) {
   EXPECT_NE(table->caption.find("iterations=50; seeds 1,2"), std::string::npos) << table->caption;
   const std::string csv = RenderComparison(*table, "csv");
   EXPECT_EQ(Lines(csv).size(), /*header + 2 rows=*/3u) << csv;
+  // JSON Lines (the Python compare()'s rows): the CSV's columns and cells, numbers as numbers.
+  const std::vector<std::string> csv_lines = Lines(csv);
+  const std::vector<std::string> header = Split(csv_lines[0], ',');
+  const std::vector<std::string> json_lines = Lines(RenderComparison(*table, "jsonl"));
+  ASSERT_EQ(json_lines.size(), 2u);
+  for (size_t i = 0; i < json_lines.size(); ++i) {
+    auto fields = ParseFlatJsonLine(json_lines[i]);
+    ASSERT_TRUE(fields.ok()) << fields.status().message();
+    const std::vector<std::string> cells = Split(csv_lines[i + 1], ',');
+    ASSERT_EQ(fields->size(), header.size());
+    for (size_t c = 0; c < header.size(); ++c) {
+      EXPECT_EQ((*fields)[c].name, header[c]);
+      EXPECT_EQ((*fields)[c].text, cells[c]) << header[c];
+      EXPECT_EQ((*fields)[c].kind, c < 2 ? JsonScalar::kString : JsonScalar::kNumber) << header[c];
+    }
+  }
 
   // An unreadable problem fails before any run.
   request.problem_paths = {Benchmark(1), "/nonexistent/p.json"};
@@ -329,6 +347,53 @@ TEST(CompareLibrary, RunComparisonSummarizesEvaluatorLatenciesPerStrategy) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("/nonexistent/p.json"), std::string::npos);
   EXPECT_TRUE(progress.empty());
+}
+
+// What `tilesched compare` and the Python compare() ask for, read by the library.
+TEST(CompareLibrary, StrategyAndSeedListsAndBudget) {
+  EXPECT_EQ(DefaultComparisonStrategies(), kStrategies);
+  auto strategies = ParseStrategyList("beam,greedy");
+  ASSERT_TRUE(strategies.ok());
+  EXPECT_EQ(*strategies, (std::vector<std::string>{"beam", "greedy"}));
+  EXPECT_EQ(ParseStrategyList("beam,beam").status().message(), "--strategies: 'beam' is listed twice");
+  EXPECT_NE(ParseStrategyList("nosuch").status().message().find("unknown strategy 'nosuch'"),
+            std::string::npos);
+  EXPECT_FALSE(ParseStrategyList("").ok());
+  EXPECT_FALSE(ParseStrategyList("greedy,").ok());
+  auto seeds = ParseSeedList("3,1,2");
+  ASSERT_TRUE(seeds.ok());
+  EXPECT_EQ(*seeds, (std::vector<uint64_t>{3, 1, 2}));
+  EXPECT_EQ(ParseSeedList("1,1").status().message(), "--seeds: seed 1 is listed twice");
+  EXPECT_FALSE(ParseSeedList("-1").ok());
+  EXPECT_FALSE(ParseSeedList("").ok());
+
+  search::SearchOptions base;  // no budget: the default
+  ASSERT_TRUE(SetComparisonBudget(false, false, &base).ok());
+  EXPECT_EQ(base.time_limit, kDefaultRunSeconds);
+  base.time_limit = 5;  // a preset's budget stands
+  ASSERT_TRUE(SetComparisonBudget(false, false, &base).ok());
+  EXPECT_EQ(base.time_limit, 5);
+  base.iterations = 40;  // iterations given: the preset's time limit goes
+  ASSERT_TRUE(SetComparisonBudget(false, true, &base).ok());
+  EXPECT_EQ(base.time_limit, 0);
+  EXPECT_EQ(base.iterations, 40);
+  EXPECT_FALSE(SetComparisonBudget(true, true, &base).ok());
+  base.iterations = 0;
+  EXPECT_EQ(SetComparisonBudget(false, true, &base).message(), "--iterations must be positive");
+}
+
+// A stop request ends a comparison at once, without a table.
+TEST(CompareLibrary, StopEndsTheComparison) {
+  ComparisonRequest request;
+  request.problem_paths = {Benchmark(1)};
+  request.strategies = {"anneal"};
+  request.seeds = {1};
+  request.base.time_limit = 60;
+  std::atomic<bool> stop{true};
+  request.stop = &stop;
+  auto table = RunComparison(request);
+  ASSERT_FALSE(table.ok());
+  EXPECT_NE(table.status().message().find("stopped"), std::string::npos);
 }
 
 }  // namespace

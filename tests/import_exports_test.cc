@@ -211,5 +211,22 @@ TEST(ImportExportsTest, CommandsShowModelNames) {
   EXPECT_NE(html.find("m.h.0.mlp"), std::string::npos);
 }
 
+// The four exports of the model-sized suite (data/large, scripts/make_large_suite.sh) are the
+// import of today's importer, byte for byte.
+TEST(ImportExportsTest, TheLargeSuiteHoldsTodaysImports) {
+  testing::ScratchDir dir("import_suite");
+  for (const std::string model : {"hf_gpt2", "hf_bert", "hf_llama", "torch_encoder_layer"}) {
+    const std::string problem = dir.File(model + ".json");
+    const auto run = testing::RunTool({TILESCHED_BINARY, "import", ExportPath(model), "--hardware",
+                                       TILESCHED_SOURCE_DIR "/configs/hardware/contest_like.json",
+                                       "-o", problem},
+                                      dir.path());
+    ASSERT_EQ(run.code, 0) << run.err;
+    EXPECT_EQ(testing::Slurp(problem),
+              testing::Slurp(TILESCHED_SOURCE_DIR "/data/large/" + model + ".json"))
+        << model;
+  }
+}
+
 }  // namespace
 }  // namespace tilesched

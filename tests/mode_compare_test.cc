@@ -240,16 +240,28 @@ TEST(ModeCompare, DescribeFailureNamesRuleSubgraphAndObject) {
   EXPECT_EQ(a.rule, "SPEC 7b");
   EXPECT_EQ(a.subgraph, 2);
   EXPECT_EQ(a.object, "op 0");
+  EXPECT_EQ(a.op, 0);
+  EXPECT_FALSE(a.tensor.has_value());
   FailureSite b = DescribeFailure(
       "subgraph 0: working set 65536 exceeds capacity 60000 at tile 3 (row 1, col 1), k-step 4 of "
       "4 (rule 3.8)");
   EXPECT_EQ(b.rule, "rule 3.8");
   EXPECT_EQ(b.subgraph, 0);
   EXPECT_EQ(b.object, "tile 3");
+  EXPECT_FALSE(b.op.has_value());
+  EXPECT_FALSE(b.tensor.has_value());
   FailureSite c = DescribeFailure("op 4 is in no subgraph (rule 3.1)");
   EXPECT_EQ(c.rule, "rule 3.1");
   EXPECT_FALSE(c.subgraph.has_value());
   EXPECT_EQ(c.object, "op 4");
+  EXPECT_EQ(c.op, 4);
+  FailureSite d = DescribeFailure(
+      "subgraph 1: op 3 reads tensor 5, which is not available: op 2 produces it, but no earlier "
+      "subgraph wrote it to slow memory and the previous subgraph did not retain it (rule 3.5)");
+  EXPECT_EQ(d.rule, "rule 3.5");
+  EXPECT_EQ(d.object, "op 3");
+  EXPECT_EQ(d.op, 3);
+  EXPECT_EQ(d.tensor, 5);
 }
 
 // The --json shape: {"valid", "modes": [{rules, matmul_reduction, k_limit, valid, error, total,

@@ -111,6 +111,33 @@ TEST(ResultsLibrary, BenchmarkOneMatchesTheGoldenTable) {
   EXPECT_EQ(missing->notes, std::vector<std::string>{"benchmark 1: not in the golden table"});
 }
 
+// A problem file (the smallest of data/large) with a work budget: its row carries greedy's
+// latency beside the search's, bounds below both, and the large table lays it out.
+TEST(ResultsLibrary, ProblemFilesGetGreedyAndTheirTable) {
+  BenchmarkRequest request;
+  request.problem_paths = {kSource + "/data/large/torch_encoder_layer.json"};
+  request.base.iterations = 300;
+  request.base.threads = 1;
+  auto rows = RunBenchmarks(request);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 1u);
+  const BenchmarkRow& row = (*rows)[0];
+  EXPECT_EQ(row.bench, 0);
+  EXPECT_EQ(row.name, "torch_encoder_layer");
+  EXPECT_EQ(row.ops, 53);
+  EXPECT_GT(row.greedy, 0);
+  // The search starts from greedy's schedule, so it ends no worse.
+  EXPECT_LE(row.latency, row.greedy * (1 + 1e-12));
+  EXPECT_GT(row.lower_bound, 0);
+  EXPECT_LE(row.lower_bound, row.latency * (1 + 1e-12));
+  EXPECT_LE(row.tier1, row.lower_bound * (1 + 1e-12));
+  EXPECT_LT(row.tier2, 0);  // not asked for
+  ASSERT_TRUE(row.reach_seconds.has_value());
+  EXPECT_LE(*row.reach_seconds, row.seconds + 1e-9);
+  const std::string table = ProblemsMarkdown(request, *rows, "2026-12-04");
+  EXPECT_NE(table.find("| torch_encoder_layer | 53 |"), std::string::npos) << table;
+}
+
 TEST(ResultsLibrary, MalformedGoldenTableIsAOneLineError) {
   const std::vector<BenchmarkRow> rows = {{1, 100, 50, 0.1, 1, "greedy"}};
   struct Case {

@@ -1072,5 +1072,66 @@ TEST(SweepLibrary, ShardsMergeIntoTheFullSweepAndDryRunListsTheShard) {
   EXPECT_FALSE(fs::exists(bad.output));
 }
 
+// Without an output file (the Python sweep()) the rows are only returned: the same rows a file
+// gets, and each is what running its point alone (RunSweepPlanPoint, sweep(executor=...)) gives.
+TEST(SweepLibrary, RowsInMemoryAndOnePointAtATime) {
+  testing::ScratchDir dir("tilesched_sweep_library_memory");
+  SweepRequest to_file;
+  to_file.plan = SmallPlan();
+  to_file.output = dir.File("rows.csv");
+  auto written = RunSweepPlan(to_file);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_EQ(Comparable(written->rows), Comparable(ReadRows(to_file.output)));
+  SweepRequest in_memory;
+  in_memory.plan = SmallPlan();
+  auto kept = RunSweepPlan(in_memory);
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  EXPECT_EQ(kept->written, 4);
+  EXPECT_EQ(Comparable(kept->rows), Comparable(written->rows));
+  // It wrote nothing: the directory holds the first run's file only.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+  for (int64_t point = 0; point < 4; ++point) {
+    auto row = RunSweepPlanPoint(in_memory.plan, point);
+    ASSERT_TRUE(row.ok()) << row.status().message();
+    ASSERT_TRUE(row->has_value());
+    EXPECT_EQ(Comparable({**row}), Comparable({kept->rows[static_cast<size_t>(point)]}));
+  }
+  EXPECT_FALSE(RunSweepPlanPoint(in_memory.plan, 4).ok());
+  in_memory.resume = true;
+  EXPECT_FALSE(RunSweepPlan(in_memory).ok());  // resume needs the file
+  in_memory.resume = false;
+  in_memory.jobs = 1025;
+  EXPECT_EQ(RunSweepPlan(in_memory).status().message(), "--jobs must be in [0, 1024]");
+}
+
+// AssembleSweepPlan: the whole way from settings to a plan, for `tilesched sweep` and Python.
+TEST(SweepLibrary, AssembleSweepPlanFromSettingsAndFiles) {
+  testing::ScratchDir dir("tilesched_sweep_assemble");
+  SweepSettings settings;
+  EXPECT_EQ(AssembleSweepPlan(settings, "").status().message(),
+            "no problem files: give PROBLEM.json arguments or a --plan with problems");
+  const std::string plan_path = dir.File("plan.json");
+  testing::Spit(plan_path, "{\"problems\": [\"" + Benchmark(1) + "\"], \"capacity\": [40000], "
+                                "\"search_config\": \"" + dir.File("preset.json") + "\"}");
+  testing::Spit(dir.File("preset.json"), "{\"strategy\": \"beam\", \"iterations\": 7}");
+  ASSERT_TRUE(LoadSweepPlanFile(plan_path, &settings).ok());
+  auto plan = AssembleSweepPlan(settings, "");
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->grid.capacity, (std::vector<int64_t>{40000}));
+  EXPECT_EQ(plan->search.strategy, "beam");  // from the preset
+  EXPECT_EQ(plan->search.iterations, 7);
+  settings.matmul_throughput = {"1e6", "--matmul-throughput"};
+  EXPECT_EQ(AssembleSweepPlan(settings, "").status().message(),
+            "--matmul-throughput and --vector-throughput need --hardware HW.json");
+  const std::string hardware = std::string(TILESCHED_SOURCE_DIR) + "/configs/hardware/contest_like.json";
+  auto retargeted = AssembleSweepPlan(settings, hardware);
+  ASSERT_TRUE(retargeted.ok()) << retargeted.status().message();
+  EXPECT_EQ(retargeted->grid.hardware, hardware);
+  EXPECT_GT(retargeted->grid.matmul_reference, 0);
+  SweepSettings other;
+  const Status wrong_kind = LoadSweepPlanFile(Benchmark(1), &other);
+  EXPECT_EQ(wrong_kind.message(), Benchmark(1) + ": this is a problem file, not a sweep plan");
+}
+
 }  // namespace
 }  // namespace tilesched::sweep

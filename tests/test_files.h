@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -50,8 +51,11 @@ class ScratchDir {
  public:
   explicit ScratchDir(const std::string& prefix = "tilesched_test") {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() /
-            (prefix + "_" + std::to_string(getpid()) + "_" + (info ? info->name() : "global"));
+    // A parameterized test's name holds a '/' ("Case/param"): one directory, not two levels
+    // of which only the inner one would be removed.
+    std::string name = info ? info->name() : "global";
+    std::replace(name.begin(), name.end(), '/', '_');
+    path_ = std::filesystem::temp_directory_path() / (prefix + "_" + std::to_string(getpid()) + "_" + name);
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

@@ -3,8 +3,9 @@
 // Entry points: ParseProblem / ParseSolution turn JSON text into a validated Problem or a
 // Schedule, failing with one line that names the field (`inputs[3][1]: ...`), op or tensor;
 // SolutionToJson writes the contest format with all five lists; ProblemToJson writes a problem
-// back; ParseConfigEntries reads a flat config object; JsonFileKind tells which of the
-// project's files a text is, for messages. Report JSON (evaluate / info --json) is
+// back; ParseConfigEntries reads a flat config object and ApplyConfigFile a config file entry
+// by entry (a search preset: `--config`, a sweep plan's `search_config`); JsonFileKind tells
+// which of the project's files a text is, for messages. Report JSON (evaluate / info --json) is
 // report_json.h.
 //
 // Unknown keys: problem and solution files are the contest's format, which other tools write
@@ -15,6 +16,7 @@
 #ifndef TILESCHED_IO_H_
 #define TILESCHED_IO_H_
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +61,13 @@ std::string ProblemToJson(const Problem& problem);
 // A config file: one JSON object of scalar values. Returns (key, value as JSON text) pairs in
 // file order; the caller checks each key strictly.
 Result<std::vector<std::pair<std::string, std::string>>> ParseConfigEntries(const std::string& text);
+
+// Reads the config file at `path` (ParseConfigEntries) and hands each (key, JSON text value) to
+// `apply` in file order, which checks it strictly (search::ApplyConfigEntry for a search
+// preset). Errors name the path, or say which other kind of file it is (FileReadError, with
+// `expected`: "a search preset").
+Status ApplyConfigFile(const std::string& path, const std::string& expected,
+                       const std::function<Status(const std::string&, const std::string&)>& apply);
 
 }  // namespace tilesched
 

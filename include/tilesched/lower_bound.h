@@ -52,21 +52,24 @@ struct LowerBounds {
   double shared = 0;    // traffic and mixed with Lemmas S1-S3 (src/bound/shared_inputs.cc)
   double squeeze = 0;   // Lemmas R1-R4 (src/bound/squeeze_bound.cc)
   double held = 0;      // Lemmas H1-H2, M4' (src/bound/held_tensors.h)
-  double best() const {
-    double m = compute > io ? compute : io;
-    m = traffic > m ? traffic : m;
-    m = phase > m ? phase : m;
-    m = capacity > m ? capacity : m;
-    m = shared > m ? shared : m;
-    m = coupled > m ? coupled : m;
-    m = squeeze > m ? squeeze : m;
-    m = held > m ? held : m;
-    return mixed > m ? mixed : m;
-  }
+  // The largest part (BestPart's value).
+  double best() const;
   // The bound of the first release (compute or graph I/O), kept because the beam search
   // normalizes its scores by it.
   double simple() const { return compute > io ? compute : io; }
 };
+
+// One named part of LowerBounds; `name` is how `tilesched bound`, the reports and the JSON
+// outputs spell it ("compute", "io", "traffic", ...).
+struct BoundPart {
+  const char* name;
+  double value;
+};
+// Every part, in the order of LowerBounds' fields: the one list the commands print, so that a
+// bound printed anywhere is explained by the parts printed next to it.
+std::vector<BoundPart> Parts(const LowerBounds& bounds);
+// The part that sets best(): the first of the largest.
+BoundPart BestPart(const LowerBounds& bounds);
 
 // Every part of the tier-1 bound of `problem` under `modes`.
 LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes);

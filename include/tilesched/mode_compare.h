@@ -44,12 +44,15 @@ bool AllValid(std::span<const ModeResult> results);
 // The first accepted result (differences and ratios are to it), or null.
 const Evaluation* FirstValid(std::span<const ModeResult> results);
 
-// Where a rejection message points: its rule ("rule 3.8", "SPEC 7b"), its subgraph, and the
-// first op, tensor or tile it names ("op 0", "tensor 3", "tile 0"); empty when it names none.
+// Where a rejection message points: its rule ("rule 3.8", "SPEC 7b"), its subgraph, the first
+// op, tensor or tile it names ("op 0", "tensor 3", "tile 0"; empty when it names none), and the
+// first op and the first tensor it names (the Python InvalidSchedule carries them).
 struct FailureSite {
   std::string rule;
   std::optional<int> subgraph;
   std::string object;
+  std::optional<int> op;      // the first op it names
+  std::optional<int> tensor;  // the first tensor it names
 };
 FailureSite DescribeFailure(const std::string& message);
 

@@ -98,6 +98,10 @@ struct SearchOptions {
   CostModes modes;
 };
 
+// The budget of a run whose caller gives neither a time limit nor iterations (`tilesched
+// schedule`, the Python schedule()), in seconds.
+inline constexpr double kDefaultScheduleSeconds = 10;
+
 // The strategies RunSearch knows, in the order of its strategy table (search/search.cc).
 const std::vector<std::string>& StrategyNames();
 // "greedy, beam, lns, anneal, portfolio" (for messages and help).
@@ -117,6 +121,23 @@ class SearchObserver {
   virtual ~SearchObserver() = default;
   // A better schedule was found (already re-checked by Evaluate()).
   virtual void Improved(const Schedule& schedule, double total, const std::string& by) = 0;
+  // A phase of the run begins ("greedy", "beam 64", "lns", "anneal", ...; docs/search.md,
+  // "Where the time goes"); the next phase's start ends it.
+  virtual void PhaseStarted(const std::string& /*phase*/) {}
+};
+
+// A run's live counters, read from another thread while it runs (progress lines, `schedule
+// --trace`, bench/search_rate_bench.cc): the rates of work per phase over time.
+struct SearchProgress {
+  // Subgraph configurations costed by the configurator (the coster's memo misses; the
+  // run's SearchResult::evaluations).
+  std::atomic<int64_t> configurations{0};
+  // Subgraph costings asked for, answered from the memo or not: every strategy's work passes
+  // through them.
+  std::atomic<int64_t> costings{0};
+  // Neighbours evaluated: schedule prefixes a beam (also inside an LNS window) extended, and
+  // annealing moves that produced a schedule to cost.
+  std::atomic<int64_t> moves{0};
 };
 
 // Relative rounding allowances of an "optimal" claim: sums that equal the bound may differ in
@@ -135,6 +156,9 @@ struct SearchResult {
   // ComputeLowerBounds(problem, modes).best(), or the larger bound the strategy proved.
   double lower_bound = 0;
   double strategy_bound = 0;  // the bound the strategy proved (exact, cover); 0: none
+  // Where lower_bound comes from: "tier 1, its held part", "tier 2" (tier2_first), or "proved
+  // by exact" (a strategy's proof).
+  std::string bound_source;
   double gap = 0;          // total / lower_bound - 1
   bool optimal = false;    // the total equals the lower bound: proven optimal
   // Relative rounding allowance of `optimal` (total <= lower_bound x (1 + it)): kBoundTolerance,
@@ -147,7 +171,7 @@ struct SearchResult {
 struct SearchHooks {
   SearchObserver* observer = nullptr;
   const std::atomic<bool>* stop = nullptr;   // set (e.g. by a signal handler) to end the run
-  std::atomic<int64_t>* evaluations = nullptr;  // live count of subgraph configurations costed
+  SearchProgress* progress = nullptr;  // live counters of the run's work
   // The caller exits right after the run (a command): the run's caches are then never freed,
   // as after a stop, since returning their many small blocks to malloc delays the exit by tens
   // of milliseconds past a time limit (docs/scaling.md, "Short limits").

@@ -21,6 +21,24 @@ double Gap(double latency, double bound) {
   return latency / bound - 1;
 }
 
+std::vector<BoundPart> Parts(const LowerBounds& b) {
+  return {{"compute", b.compute},   {"io", b.io},           {"traffic", b.traffic},
+          {"mixed", b.mixed},       {"phase", b.phase},     {"capacity", b.capacity},
+          {"coupled", b.coupled},   {"shared", b.shared},   {"squeeze", b.squeeze},
+          {"held", b.held}};
+}
+
+BoundPart BestPart(const LowerBounds& bounds) {
+  const std::vector<BoundPart> parts = Parts(bounds);
+  BoundPart best = parts.front();
+  for (const BoundPart& p : parts) {
+    if (p.value > best.value) best = p;
+  }
+  return best;
+}
+
+double LowerBounds::best() const { return BestPart(*this).value; }
+
 LowerBounds ComputeLowerBounds(const Problem& problem, const CostModes& modes) {
   LowerBounds bounds;
   // Lemma C1: every op computed once over its whole output.

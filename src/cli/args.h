@@ -40,6 +40,10 @@ struct Option {
   std::string alias;       // a short form such as "-o"; empty: none
 };
 
+// Upper bound on PROBLEM.json arguments of the commands that take many (compare, results), only
+// so that the usage error can state a range.
+inline constexpr int kMaxProblems = 1000;
+
 class Args {
  public:
   const std::string& command() const { return command_; }

@@ -4,7 +4,9 @@
 #include <iostream>
 
 #include "args.h"
+#include "bound_text.h"
 #include "commands.h"
+#include "stop_signal.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
 #include "tilesched/search.h"
@@ -17,19 +19,17 @@ int RunBound(int argc, char** argv, int first) {
   std::vector<Option> options = ModeOptions();
   options.push_back({"json", "",
                      "print JSON: lower_bound, every part (compute, io, traffic, mixed, phase, capacity, coupled, "
-                     "shared, squeeze, held; tier2, split when run), modes, time_s"});
+                     "shared, squeeze, held), set_by (the part that sets it), modes, time_s"});
   options.push_back({"tier2", "",
                      "also run tier 2, the covering LP over every subgraph context (seconds to "
-                     "minutes; problems of at most 64 ops and 1,000,000 connected op sets)"});
-  options.push_back({"split", "",
-                     "also run tier 2 by link components: the covering LP on each part of the graph that "
-                     "no subgraph can leave, summed (problems of any size; parts of at most 64 ops)"});
-  options.push_back({"time-limit", "SEC", "budget of --tier2 and of --split in seconds (default 120 each); "
-                     "a stopped run still reports a valid bound"});
-  Args args("bound", "PROBLEM.json [--json] [--tier2] [--split] [--time-limit SEC] [mode flags]",
+                     "minutes; problems of at most 64 ops and 1,000,000 connected op sets, about "
+                     "30-40 ops)"});
+  options.push_back({"time-limit", "SEC", "budget of --tier2 in seconds (default 120; 0: until it "
+                     "converges); a run stopped by it or by SIGINT/SIGTERM still reports a valid bound"});
+  Args args("bound", "PROBLEM.json [--json] [--tier2 [--time-limit SEC]] [mode flags]",
             "Prints a lower bound on the total latency of every valid schedule of PROBLEM.json\n"
             "under the chosen modes: the largest of its parts, each printed below: compute (every\n"
-            "op once, padded tiles), I/O (graph inputs and outputs once), traffic (every load a\n"
+            "op once, padded tiles), io (graph inputs and outputs once), traffic (every load a\n"
             "schedule cannot avoid), mixed (per subgraph, the larger of compute and traffic),\n"
             "phase (last-step compute and earlier re-streamed loads), capacity (charges over the\n"
             "tiles that fit), coupled (compute and traffic of one tile choice), shared (a shared\n"
@@ -37,68 +37,44 @@ int RunBound(int argc, char** argv, int first) {
             "tile), held (what a resident operand leaves for a producer computed inside). The lemmas\n"
             "are in docs/bounds.md. A schedule whose latency equals it is optimal.\n"
             "--tier2 adds the covering LP (docs/bounds.md \"Tier 2\"): every subgraph context\n"
-            "is priced, so its certified value is a bound too; the larger one is printed.\n"
-            "--split adds the same LP on each link component of the graph (docs/bounds.md\n"
-            "\"Tier 2 by components\"): the ops that can share a subgraph, priced apart and summed.",
+            "is priced, so its certified value is a bound too; the larger one is printed.",
             options, 1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
   if (!modes.ok()) return Fail("bound", modes.status().message(), kExitUsage);
+  if (args.Has("time-limit") && !args.Has("tier2")) {
+    return Fail("bound", "--time-limit is the budget of --tier2 (tier 1 takes milliseconds)", kExitUsage);
+  }
+  auto limit = args.GetDouble("time-limit", 120);
+  if (!limit.ok()) return Fail("bound", limit.status().message(), kExitUsage);
+  if (*limit < 0) return Fail("bound", "--time-limit must not be negative", kExitUsage);
   std::vector<std::string> warnings;
   auto problem = LoadProblem(args.positional()[0], &warnings);
   if (!problem.ok()) return Fail("bound", problem.status().message(), kExitUsage);
   PrintWarnings("bound", warnings);
   const auto start = std::chrono::steady_clock::now();
   const LowerBounds bounds = ComputeLowerBounds(*problem, *modes);
-  auto limit = args.GetDouble("time-limit", 120);
-  if (!limit.ok()) return Fail("bound", limit.status().message(), kExitUsage);
-  if (!(*limit > 0)) return Fail("bound", "--time-limit must be positive", kExitUsage);
-  search::Tier2Options tier2_options;
-  tier2_options.modes = *modes;
-  tier2_options.time_limit = *limit;
   double tier2 = -1;  // < 0: not run
   std::string tier2_note;  // what the run did (converged or stopped, how many contexts)
   if (args.Has("tier2")) {
-    std::cerr << "tier 2: pricing every subgraph context (up to "
-              << FormatNumber(tier2_options.time_limit, 1) << " s)...\n";
+    InstallStopSignals(SecondSignal::kKeepStopping);
+    search::Tier2Options tier2_options;
+    tier2_options.modes = *modes;
+    tier2_options.time_limit = *limit;
+    tier2_options.stop = &StopFlag();
+    std::cerr << "tier 2: pricing every subgraph context ("
+              << (*limit > 0 ? "up to " + FormatNumber(*limit, 1) + " s" : "no time limit")
+              << "; Ctrl-C stops with the bound so far)...\n";
     const search::Tier2Result run = search::Tier2Bound(*problem, tier2_options);
     tier2 = run.value;
     tier2_note = search::Tier2Summary(run);
   }
-  double split = -1;  // < 0: not run
-  std::string split_note;
-  if (args.Has("split")) {
-    std::cerr << "split tier 2: pricing each link component (up to "
-              << FormatNumber(tier2_options.time_limit, 1) << " s)...\n";
-    const search::SplitTier2Result run = search::SplitTier2Bound(*problem, tier2_options);
-    split = run.value;
-    split_note = search::SplitTier2Summary(run) + "; " + FormatNumber(run.seconds, 2) + " s";
-  }
-  const double best = std::max({bounds.best(), tier2, split});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (args.Has("json")) {
-    std::cout << LowerBoundsToJson(bounds, *modes, seconds, tier2, split);
+    std::cout << LowerBoundsToJson(bounds, *modes, seconds, tier2);
     return kExitOk;
   }
-  std::cout << "lower bound " << FormatNumber(best) << " (" << ModesString(*modes) << ")\n"
-            << "  compute:  " << FormatNumber(bounds.compute) << "\n"
-            << "  I/O:      " << FormatNumber(bounds.io) << "\n"
-            << "  traffic:  " << FormatNumber(bounds.traffic) << "\n"
-            << "  mixed:    " << FormatNumber(bounds.mixed) << "\n"
-            << "  phase:    " << FormatNumber(bounds.phase) << "\n"
-            << "  capacity: " << FormatNumber(bounds.capacity) << "\n"
-            << "  coupled:  " << FormatNumber(bounds.coupled) << "\n"
-            << "  shared:   " << FormatNumber(bounds.shared) << "\n"
-            << "  squeeze:  " << FormatNumber(bounds.squeeze) << "\n"
-            << "  held:     " << FormatNumber(bounds.held) << "\n";
-  if (tier2 >= 0) {
-    std::cout << "  tier 2:   " << FormatNumber(tier2) << " (covering LP; " << tier2_note << ")\n";
-  }
-  if (split >= 0) {
-    std::cout << "  split:    " << FormatNumber(split) << " (tier 2 by link components; " << split_note << ")\n";
-  }
-  std::cout
-            << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
+  std::cout << BoundText(bounds, *modes, tier2, tier2_note) << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
   return kExitOk;
 }
 

@@ -148,9 +148,9 @@ void PrintHuman(const Problem& problem, const Schedule& schedule, const Evaluati
   table.Print(std::cout, left);
   PrintRecomputation(ev);
   std::cout << "\ntotal latency: " << FormatNumber(ev.total) << "\n"
-            << "lower bound:   " << FormatNumber(bounds.best()) << " (compute "
-            << FormatNumber(bounds.compute) << ", I/O " << FormatNumber(bounds.io) << ", traffic "
-            << FormatNumber(bounds.traffic) << "); ratio " << FormatNumber(ev.total / bounds.best(), 3)
+            << "lower bound:   " << FormatNumber(bounds.best()) << " (tier 1, set by its "
+            << BestPart(bounds).name << " part; every part: tilesched bound); ratio "
+            << FormatNumber(ev.total / bounds.best(), 3)
             << (ev.total <= bounds.best() * (1 + 1e-9) ? " (optimal)" : "") << "\n";
   for (const std::string& w : ev.warnings) std::cout << "warning: " << w << "\n";
 }

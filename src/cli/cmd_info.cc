@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "args.h"
+#include "bound_text.h"
 #include "commands.h"
 #include "tilesched/table.h"
 #include "tilesched/graph.h"
@@ -63,12 +64,8 @@ void PrintHuman(const Problem& problem, const LowerBounds& bounds, const CostMod
   tensors.Print(std::cout, {true, true, true, true, false, false, true});
   std::cout << "\ngraph inputs:  " << IdList(problem.graph().graph_inputs())
             << "\ngraph outputs: " << IdList(problem.graph().graph_outputs()) << "\n\n"
-            << "lower bounds (" << ModesString(modes) << "):\n"
-            << "  compute (every op once at native tiles): " << FormatNumber(bounds.compute) << "\n"
-            << "  I/O (inputs read and outputs written once): " << FormatNumber(bounds.io) << "\n"
-            << "  traffic (loads and stores every schedule needs, docs/bounds.md): "
-            << FormatNumber(bounds.traffic) << "\n"
-            << "  lower bound: " << FormatNumber(bounds.best()) << "\n";
+            << BoundText(bounds, modes)
+            << "(each part is a lemma of docs/bounds.md; tier 2: tilesched bound --tier2)\n";
 }
 
 }  // namespace

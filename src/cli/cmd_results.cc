@@ -1,7 +1,9 @@
 // `tilesched results`: parses the flags, runs the contest benchmarks through the experiment
 // library (RunBenchmarks, src/experiment/results.h), and writes the results table, or checks /
 // refreshes a golden table of deterministic runs.
+#include <algorithm>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -36,6 +38,8 @@ std::vector<Option> ResultsOptions() {
   std::vector<Option> options = SearchOptionFlags();
   options.insert(options.begin(),
                  {{"output", "FILE", "write the Markdown results table here (default: stdout)", "-o"},
+                  {"suite", "NAME", "the problems of a suite instead of the contest benchmarks: "
+                   "`large` (data/large, docs/results_large.md)"},
                   {"only", "LIST", "benchmarks to run, e.g. 1,2,3 (default all 24)"},
                   {"budget-scale", "X", "multiply the contest budgets by X (default 1)"},
                   {"tier2-seconds", "SEC", "tier 2 of the bound (covering LP) on every benchmark "
@@ -45,6 +49,25 @@ std::vector<Option> ResultsOptions() {
                   {"check", "GOLDEN.csv", "fail (exit 1) when a latency is worse than the golden"},
                   {"write-golden", "GOLDEN.csv", "write the latencies as the new golden table"}});
   return options;
+}
+
+// The problem files of a run: the positional arguments, or the suite's files (data/large: every
+// .json file, ordered by name); empty for the contest benchmarks.
+Result<std::vector<std::string>> ProblemFiles(const Args& args) {
+  std::vector<std::string> files = args.positional();
+  if (!args.Has("suite")) return files;
+  if (args.Get("suite") != "large") {
+    return Status::Error("--suite: the only suite is `large`, got '" + args.Get("suite") + "'");
+  }
+  if (!files.empty()) return Status::Error("give problem files or --suite, not both");
+  const std::filesystem::path dir = std::filesystem::path(TILESCHED_DATA_DIR) / "large";
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+  }
+  if (error || files.empty()) return Status::Error("--suite large: no problem files in " + dir.string());
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 // The request from the flags: search options, budget scale, targets and benchmarks.
@@ -70,6 +93,13 @@ Result<experiment::BenchmarkRequest> RequestFromArgs(const Args& args) {
     for (const auto& [bench, target] : request.targets) request.benches.push_back(bench);
   }
   request.data_dir = args.Get("data-dir", std::string(TILESCHED_DATA_DIR) + "/benchmarks");
+  auto files = ProblemFiles(args);
+  if (!files.ok()) return files.status();
+  request.problem_paths = *files;
+  if (!request.problem_paths.empty() && (args.Has("only") || args.Has("check") || args.Has("write-golden"))) {
+    return Status::Error("--only, --check and --write-golden are for the contest benchmarks, not "
+                         "problem files or a suite");
+  }
   request.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   return request;
 }
@@ -94,15 +124,20 @@ int CheckAgainstGolden(const std::vector<experiment::BenchmarkRow>& rows, const 
 }  // namespace
 
 int RunResults(int argc, char** argv, int first) {
-  Args args("results", "[options]",
+  Args args("results", "[PROBLEM.json...] [options]",
             "Runs the scheduler on the contest benchmarks, one after the other, each with its\n"
             "contest budget (minus the mlsys safety margin) unless --iterations gives a\n"
             "deterministic work budget, and prints a Markdown table (or writes it to -o FILE):\n"
             "latency, lower bound, ratio, target, field best, time. Every latency comes from\n"
             "Evaluate(). docs/results.md is made by `tilesched results -o docs/results.md`.\n"
             "Golden check (CI): --iterations N --check tests/golden/results.csv; refresh with\n"
-            "--write-golden tests/golden/results.csv (see docs/results.md).",
-            ResultsOptions(), 0, 0);
+            "--write-golden tests/golden/results.csv (see docs/results.md).\n"
+            "With problem files (or --suite large, the files of data/large) it runs those\n"
+            "instead, each at the contest tier for its op count, and greedy alone on each too:\n"
+            "latency, tier 1 and tier 2 bounds, latency / bound, greedy's latency, time to within\n"
+            "1% of the final result. docs/results_large.md is made by\n"
+            "`tilesched results --suite large --threads 2 -o docs/results_large.md`.",
+            ResultsOptions(), 0, kMaxProblems);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   if (Status s = CheckOutputOptions(args, {"output", "write-golden"}); !s.ok()) {
     return Fail("results", s.message(), kExitUsage);
@@ -113,7 +148,9 @@ int RunResults(int argc, char** argv, int first) {
   auto rows = experiment::RunBenchmarks(*request, &invalid);
   if (!rows.ok()) return Fail("results", rows.status().message(), invalid ? kExitInternal : kExitUsage);
 
-  const std::string markdown = experiment::ResultsMarkdown(*request, *rows, Today());
+  const std::string markdown = request->problem_paths.empty()
+                                   ? experiment::ResultsMarkdown(*request, *rows, Today())
+                                   : experiment::ProblemsMarkdown(*request, *rows, Today());
   const std::string output = args.Get("output");
   if (!output.empty()) {
     if (Status s = WriteFileAtomic(output, markdown); !s.ok()) return Fail("results", s.message(), kExitUsage);

@@ -20,6 +20,9 @@ int RunSchedule(int argc, char** argv, int first) {
   options.push_back({"verbose", "", "print what each strategy did (moves, beams) on stderr"});
   options.push_back({"summary", "FILE", "write the outcome as JSON: latency, lower_bound, gap, "
                                         "optimal, found_by, time_s, modes"});
+  options.push_back({"trace", "FILE", "write the run's timeline as CSV: phases, improvements and "
+                                      "every 0.25 s the configurations, costings and moves so far "
+                                      "(docs/search.md, \"Where the time goes\")"});
   Args args("schedule", "PROBLEM.json [-o OUT.json] [options]",
             "Searches for the lowest-latency valid schedule of PROBLEM.json within a time or\n"
             "work budget, using all cores. The best schedule so far is kept in OUT.json (atomic\n"
@@ -29,13 +32,13 @@ int RunSchedule(int argc, char** argv, int first) {
             "when it is proven optimal; docs/bounds.md); the last line reports bound and gap.",
             options, 1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
-  if (Status s = CheckOutputOptions(args, {"output", "summary"}); !s.ok()) {
+  if (Status s = CheckOutputOptions(args, {"output", "summary", "trace"}); !s.ok()) {
     return Fail("schedule", s.message(), kExitUsage);
   }
   auto search_options = SearchOptionsFromArgs(args);
   if (!search_options.ok()) return Fail("schedule", search_options.status().message(), kExitUsage);
   search::SearchOptions opts = *search_options;
-  if (opts.time_limit <= 0 && opts.iterations <= 0) opts.time_limit = 10;
+  if (opts.time_limit <= 0 && opts.iterations <= 0) opts.time_limit = search::kDefaultScheduleSeconds;
   std::vector<std::string> warnings;
   auto problem = LoadProblemOnHardware(args.positional()[0], args.Get("hardware"), &warnings);
   if (!problem.ok()) return Fail("schedule", problem.status().message(), kExitUsage);
@@ -46,6 +49,7 @@ int RunSchedule(int argc, char** argv, int first) {
   runner.progress = !args.Has("quiet");
   runner.verbose = args.Has("verbose");
   runner.summary = args.Get("summary");
+  runner.trace = args.Get("trace");
   return RunScheduler(*problem, opts, runner);
 }
 

@@ -10,9 +10,6 @@
 #include "search_args.h"
 #include "stop_signal.h"
 #include "sweep.h"
-#include "tilesched/file_util.h"
-#include "tilesched/hardware.h"
-#include "tilesched/io.h"
 #include "tilesched/table.h"
 
 namespace tilesched::cli {
@@ -54,16 +51,7 @@ std::vector<Option> SweepOptions() {
 Result<SweepSettings> SettingsFromArgs(const Args& args) {
   SweepSettings settings;
   if (args.Has("plan")) {
-    const std::string path = args.Get("plan");
-    auto text = ReadFile(path);
-    if (!text.ok()) return text.status();
-    if (Status s = sweep::ApplySweepDefinition(*text, path, &settings); !s.ok()) {
-      const std::string kind = JsonFileKind(*text);
-      if (!kind.empty() && kind != "a sweep plan") {
-        return Status::Error(path + ": this is " + kind + ", not a sweep plan");
-      }
-      return s;
-    }
+    if (Status s = sweep::LoadSweepPlanFile(args.Get("plan"), &settings); !s.ok()) return s;
   }
   if (!args.positional().empty()) settings.problems = args.positional();
   const std::pair<const char*, SweepSetting*> flags[] = {
@@ -98,6 +86,21 @@ int DryRun(const sweep::SweepPlan& plan, const sweep::Shard& shard) {
   return kExitOk;
 }
 
+// The last line of a run (stopped: how to finish it), and the exit status of the convention.
+int ReportOutcome(const sweep::SweepOutcome& outcome, const std::string& output) {
+  const std::string points = Counted(static_cast<int64_t>(outcome.points), "point");
+  if (outcome.stopped()) {
+    std::cerr << "sweep: stopped; " << outcome.written << " of " << points << " written to "
+              << output << "; finish with the same command and --resume\n";
+    return ExitForSignal(StopSignalNumber() ? StopSignalNumber() : SIGTERM);
+  }
+  auto by_status = outcome.by_status;
+  std::cerr << "sweep: " << points << " (" << by_status["ok"] << " ok, " << by_status["infeasible"]
+            << " infeasible, " << by_status["error"] << " error) in "
+            << FormatNumber(outcome.seconds, 1) << "s; written to " << output << "\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunSweep(int argc, char** argv, int first) {
@@ -124,43 +127,22 @@ int RunSweep(int argc, char** argv, int first) {
   }
   auto settings = SettingsFromArgs(args);
   if (!settings.ok()) return Fail(kCommand, settings.status().message(), kExitUsage);
-  if (settings->problems.empty()) {
-    return Fail(kCommand, "no problem files: give PROBLEM.json arguments or a --plan with problems",
-                kExitUsage);
-  }
-  search::SearchOptions base;
-  if (settings->search_config.set()) {
-    if (Status s = LoadSearchConfig(settings->search_config.text, &base); !s.ok()) {
-      return Fail(kCommand, s.message(), kExitUsage);
-    }
-  }
-  auto plan = sweep::BuildSweepPlan(*settings, base);
+  auto plan = sweep::AssembleSweepPlan(*settings, args.Get("hardware"));
   if (!plan.ok()) return Fail(kCommand, plan.status().message(), kExitUsage);
-  if (!plan->grid.matmul_throughput.empty() || !plan->grid.vector_throughput.empty()) {
-    if (!args.Has("hardware")) {
-      return Fail(kCommand, "--matmul-throughput and --vector-throughput need --hardware HW.json", kExitUsage);
-    }
-    auto hw = LoadHardwareDescription(args.Get("hardware"));
-    if (!hw.ok()) return Fail(kCommand, hw.status().message(), kExitUsage);
-    plan.value().grid.matmul_reference = hw->matmul_macs_per_time;
-    plan.value().grid.vector_reference = hw->vector_elements_per_time;
-  }
   auto jobs = args.GetInt("jobs", 0);
   if (!jobs.ok()) return Fail(kCommand, jobs.status().message(), kExitUsage);
-  if (*jobs < 0 || *jobs > 1024) return Fail(kCommand, "--jobs must be in [0, 1024]", kExitUsage);
   sweep::Shard shard;
   if (args.Has("shard")) {
     auto parsed = sweep::ParseShard(args.Get("shard"));
     if (!parsed.ok()) return Fail(kCommand, parsed.status().message(), kExitUsage);
     shard = *parsed;
   }
-  plan.value().grid.hardware = args.Get("hardware");
   if (args.Has("dry-run")) return DryRun(*plan, shard);
 
   sweep::SweepRequest request;
   request.plan = std::move(plan).value();
   request.shard = shard;
-  request.jobs = static_cast<int>(*jobs);
+  request.jobs = *jobs;
   request.output = args.Get("output");
   request.resume = args.Has("resume");
   request.messages = &std::cerr;
@@ -170,17 +152,7 @@ int RunSweep(int argc, char** argv, int first) {
   InstallStopSignals(SecondSignal::kSecondEnds);
   auto outcome = sweep::RunSweepPlan(request);
   if (!outcome.ok()) return Fail(kCommand, outcome.status().message(), kExitUsage);
-  if (outcome->stopped()) {
-    std::cerr << "sweep: stopped; " << outcome->written << " of "
-              << Counted(static_cast<int64_t>(outcome->points), "point") << " written to " << request.output
-              << "; finish with the same command and --resume\n";
-    return ExitForSignal(StopSignalNumber() ? StopSignalNumber() : SIGTERM);
-  }
-  auto by_status = outcome->by_status;
-  std::cerr << "sweep: " << Counted(static_cast<int64_t>(outcome->points), "point") << " (" << by_status["ok"] << " ok, "
-            << by_status["infeasible"] << " infeasible, " << by_status["error"] << " error) in "
-            << FormatNumber(outcome->seconds, 1) << "s; written to " << request.output << "\n";
-  return kExitOk;
+  return ReportOutcome(*outcome, request.output);
 }
 
 }  // namespace tilesched::cli

@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "process_clock.h"
+#include "search_trace.h"
 #include "stop_signal.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/file_util.h"
@@ -43,8 +44,9 @@ bool SameSchedule(const Schedule& a, const Schedule& b) {
 // limits").
 class FileObserver : public search::SearchObserver {
  public:
-  FileObserver(const Problem& problem, const CostModes& modes, std::string path)
-      : problem_(problem), modes_(modes), path_(std::move(path)) {
+  // `trace` (may be null) hears of every improvement and phase too.
+  FileObserver(const Problem& problem, const CostModes& modes, std::string path, SearchTrace* trace)
+      : problem_(problem), modes_(modes), path_(std::move(path)), trace_(trace) {
     if (!path_.empty()) writer_ = std::thread([this] { WriteWhenDue(); });
   }
   ~FileObserver() override {
@@ -57,6 +59,7 @@ class FileObserver : public search::SearchObserver {
   }
 
   void Improved(const Schedule& schedule, double total, const std::string& by) override {
+    if (trace_) trace_->Improved(total, by);
     std::lock_guard<std::mutex> lock(mutex_);
     pending_ = schedule;
     best_total_ = total;
@@ -68,6 +71,10 @@ class FileObserver : public search::SearchObserver {
     } else {
       due_.notify_all();
     }
+  }
+
+  void PhaseStarted(const std::string& phase) override {
+    if (trace_) trace_->PhaseStarted(phase);
   }
 
   // Writes the pending schedule if it has not been written yet.
@@ -147,6 +154,7 @@ class FileObserver : public search::SearchObserver {
   const Problem& problem_;
   CostModes modes_;
   std::string path_;
+  SearchTrace* trace_;
   mutable std::mutex mutex_;
   std::condition_variable due_;
   bool quit_ = false;
@@ -166,7 +174,7 @@ class FileObserver : public search::SearchObserver {
 namespace {
 
 // The run's outcome: the --summary JSON (when asked for) and the last progress line.
-int ReportOutcome(const search::SearchOptions& options, const RunnerOptions& runner,
+int ReportOutcome(const Problem& problem, const search::SearchOptions& options, const RunnerOptions& runner,
                   const search::SearchResult& result, double total) {
   const bool optimal = total <= result.lower_bound * (1 + result.bound_tolerance);
   if (!runner.summary.empty()) {
@@ -188,11 +196,17 @@ int ReportOutcome(const search::SearchOptions& options, const RunnerOptions& run
     std::cerr << how << " after " << FormatNumber(result.seconds, 2) << "s: latency "
               << FormatNumber(total) << " (" << result.found_by << "), "
               << result.schedule.subgraphs.size() << " subgraphs, lower bound "
-              << FormatNumber(result.lower_bound) << ", gap "
+              << FormatNumber(result.lower_bound) << " (" << result.bound_source << "), gap "
               << FormatNumber(100 * Gap(total, result.lower_bound), 2) << "%"
               << (optimal ? " (optimal)" : "") << ", " << FormatCount(result.evaluations)
               << " configurations" << (runner.output.empty() ? "" : "; written to " + runner.output)
               << "\n";
+    // The gap is to a bound, not to the optimum: say how to get a tighter one where there is.
+    if (!optimal && options.tier2_first <= 0 && result.bound_source.rfind("tier 1", 0) == 0 &&
+        problem.num_ops() <= 64 && problem.num_tensors() <= 64) {  // Tier2Status::kTooManyOps
+      std::cerr << "(the gap is to tier 1 of the bound; tier 2 may prove more: --tier2-first SEC, "
+                   "or tilesched bound --tier2)\n";
+    }
   }
   return kExitOk;
 }
@@ -205,17 +219,19 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
   // first; this covers mlsys's positional OUT.json too).
   const std::pair<const std::string*, std::string> outputs[] = {
       {&runner.output, runner.command == "mlsys" ? "OUT.json" : "--output"},
-      {&runner.summary, "--summary"}};
+      {&runner.summary, "--summary"}, {&runner.trace, "--trace"}};
   for (const auto& [path, what] : outputs) {
     if (path->empty()) continue;
     if (Status s = CheckOutputPath(*path, what); !s.ok()) return Fail(runner.command, s.message(), kExitUsage);
   }
-  FileObserver observer(problem, options.modes, runner.output);
-  std::atomic<int64_t> evaluations{0};
+  search::SearchProgress counters;
+  std::optional<SearchTrace> trace;
+  if (!runner.trace.empty()) trace.emplace(counters);
+  FileObserver observer(problem, options.modes, runner.output, trace ? &*trace : nullptr);
   search::SearchHooks hooks;
   hooks.observer = &observer;
   hooks.stop = &StopFlag();
-  hooks.evaluations = &evaluations;
+  hooks.progress = &counters;
   hooks.exiting = true;  // both commands exit after the run
 
   // Progress: a line every 2 s on long runs.
@@ -229,7 +245,7 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
       std::unique_lock<std::mutex> lock(progress_mutex);
       while (!progress_cv.wait_for(lock, std::chrono::seconds(2), [&] { return done; })) {
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const int64_t evals = evaluations.load();
+        const int64_t evals = counters.configurations.load();
         std::cerr << "[" << FormatNumber(seconds, 1) << "s] best " << FormatNumber(observer.best_total())
                   << " (" << observer.best_by() << "), " << FormatCount(evals) << " configurations, "
                   << FormatCount(static_cast<int64_t>(static_cast<double>(evals) / std::max(seconds, 1e-3)))
@@ -249,6 +265,11 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
   progress_cv.notify_all();
   if (progress.joinable()) progress.join();
   if (!result.ok()) return Fail(runner.command, result.status().message(), kExitUsage);
+  if (trace) {
+    if (Status s = WriteFileAtomic(runner.trace, trace->Finish()); !s.ok()) {
+      return Fail(runner.command, s.message(), kExitUsage);
+    }
+  }
 
   if (Status s = observer.Flush(); !s.ok()) return Fail(runner.command, s.message(), kExitUsage);
   // The schedule on disk was evaluated by the search (Incumbent::Offer); anything else is
@@ -272,7 +293,7 @@ int RunScheduler(const Problem& problem, const search::SearchOptions& options,
     std::cerr << "  search started " << FormatNumber(search_start, 3) << " s after the process\n";
     for (const std::string& line : result->report) std::cerr << "  " << line << "\n";
   }
-  return ReportOutcome(options, runner, *result, *total);
+  return ReportOutcome(problem, options, runner, *result, *total);
 }
 
 }  // namespace tilesched::cli

@@ -16,6 +16,7 @@ struct RunnerOptions {
   bool progress = true;   // progress lines on stderr
   bool verbose = false;   // the search's report (what each strategy did) on stderr
   std::string summary;    // when set: the run's outcome as JSON (latency, bound, gap, ...)
+  std::string trace;      // when set: the run's timeline as CSV (search_trace.h)
   std::string command = "schedule";
 };
 

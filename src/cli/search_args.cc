@@ -1,7 +1,6 @@
 // Search options: defaults, then config file, then flags.
 #include "search_args.h"
 
-#include "tilesched/file_util.h"
 #include "tilesched/io.h"
 
 namespace tilesched::cli {
@@ -26,16 +25,9 @@ std::vector<Option> SearchOptionFlags() {
 }
 
 Status LoadSearchConfig(const std::string& path, search::SearchOptions* options) {
-  auto text = ReadFile(path);
-  if (!text.ok()) return text.status();
-  auto entries = ParseConfigEntries(*text);
-  if (!entries.ok()) return FileReadError(entries.status(), path, *text, "a search preset");
-  for (const auto& [key, value] : *entries) {
-    if (Status s = search::ApplyConfigEntry(key, value, options); !s.ok()) {
-      return FileReadError(s, path, *text, "a search preset");
-    }
-  }
-  return Status::Ok();
+  return ApplyConfigFile(path, "a search preset", [options](const std::string& key, const std::string& value) {
+    return search::ApplyConfigEntry(key, value, options);
+  });
 }
 
 Result<search::SearchOptions> SearchOptionsFromArgs(const Args& args, search::SearchOptions base) {

@@ -40,6 +40,10 @@ double Median(std::vector<double> values);
 // Smallest, median and largest of a non-empty list (latencies: lower is better).
 Spread SpreadOf(const std::vector<double>& values);
 
+// "Within 1% of the run's final result" (the time-to-quality columns of `compare` and the
+// results tables).
+inline constexpr double kReachTolerance = 0.01;
+
 // The time of the first improvement whose total is at most final_total * (1 + tolerance);
 // nullopt when none is (an empty timeline, or one that never got close).
 std::optional<double> TimeToWithin(const std::vector<Improvement>& timeline, double final_total,

@@ -5,14 +5,15 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <mutex>
 #include <optional>
 #include <sstream>
 
 #include "tilesched/evaluate.h"
+#include "tilesched/flat_json.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
 #include "tilesched/table.h"
+#include "timeline.h"
 
 namespace tilesched::experiment {
 
@@ -20,25 +21,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Records the time and latency of every improvement the search reports.
-class TimelineRecorder : public search::SearchObserver {
- public:
-  explicit TimelineRecorder(Clock::time_point start) : start_(start) {}
-  void Improved(const Schedule&, double total, const std::string&) override {
-    const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
-    std::lock_guard<std::mutex> lock(mutex_);
-    timeline_.push_back({seconds, total});
-  }
-  std::vector<Improvement> Timeline() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return timeline_;
-  }
-
- private:
-  Clock::time_point start_;
-  mutable std::mutex mutex_;
-  std::vector<Improvement> timeline_;
-};
+// "a,b," -> {"a", "b", ""}: a trailing comma is an empty item (which the parsers refuse).
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) items.push_back(item);
+  if (!text.empty() && text.back() == ',') items.push_back("");
+  return items;
+}
 
 struct ProblemInput {
   std::string name;  // file name without directory and ".json"
@@ -84,18 +75,45 @@ std::vector<std::string> Cells(const ComparisonRow& r) {
           r.lower_bound > 0 ? FormatNumber(r.summary.latency.best / r.lower_bound, 3) : "-"};
 }
 
+// The columns of the machine-readable formats (csv, jsonl): problem and strategy, then numbers.
+const std::vector<std::string>& MachineColumns() {
+  static const std::vector<std::string> columns = {
+      "problem", "strategy", "runs", "best", "median", "worst", "ratio_to_best", "time_to_1pct_s",
+      "evaluations_per_s", "seconds", "lower_bound", "ratio_to_bound"};
+  return columns;
+}
+
+// A row's cells in MachineColumns() order, numbers exact ("" when there is no value).
+std::vector<std::string> MachineCells(const ComparisonRow& r) {
+  const StrategySummary& s = r.summary;
+  return {r.problem,
+          r.strategy,
+          std::to_string(s.runs),
+          Exact(s.latency.best),
+          Exact(s.latency.median),
+          Exact(s.latency.worst),
+          Exact(r.ratio_to_best),
+          ReachCell(s.time_to_within, /*exact=*/true),
+          Exact(s.evaluations_per_second),
+          Exact(s.seconds),
+          Exact(r.lower_bound),
+          r.lower_bound > 0 ? Exact(s.latency.best / r.lower_bound) : ""};
+}
+
 // One search run, its latency as Evaluate() reports it, and its improvement timeline.
 Result<RunRecord> RunOnce(const ProblemInput& input, const search::SearchOptions& options,
                           const std::string& run_name,
                           const std::function<void(const std::string&)>& progress,
-                          bool* invalid_schedule) {
+                          const std::atomic<bool>* stop, bool* invalid_schedule) {
   const Clock::time_point start = Clock::now();
   TimelineRecorder recorder(start);
   search::SearchHooks hooks;
   hooks.observer = &recorder;
+  hooks.stop = stop;
   auto result = search::RunSearch(input.problem, options, hooks);
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (!result.ok()) return result.status().WithContext(run_name + ": ");
+  if (stop && stop->load()) return Status::Error("stopped");
   auto evaluation = Evaluate(input.problem, result->schedule, options.modes);
   if (!evaluation.ok()) {
     if (invalid_schedule) *invalid_schedule = true;
@@ -129,21 +147,94 @@ std::string Caption(const search::SearchOptions& base, const std::vector<uint64_
 
 }  // namespace
 
+std::vector<std::string> DefaultComparisonStrategies() {
+  std::vector<std::string> strategies;
+  for (const std::string& s : search::StrategyNames()) {
+    if (s != "cover") strategies.push_back(s);
+  }
+  return strategies;
+}
+
+Result<std::vector<std::string>> ParseStrategyList(const std::string& text) {
+  std::vector<std::string> strategies;
+  for (const std::string& name : SplitList(text)) {
+    bool known = false;
+    for (const std::string& s : search::StrategyNames()) known |= s == name;
+    if (!known) {
+      return Status::Error("--strategies: unknown strategy '" + name + "' (known: " +
+                           search::StrategyList() + ")");
+    }
+    for (const std::string& s : strategies) {
+      if (s == name) return Status::Error("--strategies: '" + name + "' is listed twice");
+    }
+    strategies.push_back(name);
+  }
+  if (strategies.empty()) {
+    return Status::Error("--strategies: empty list (known: " + search::StrategyList() + ")");
+  }
+  return strategies;
+}
+
+Result<std::vector<uint64_t>> ParseSeedList(const std::string& text) {
+  std::vector<uint64_t> seeds;
+  for (const std::string& item : SplitList(text)) {
+    // At most 18 digits: every such number fits in a uint64_t.
+    const bool digits = !item.empty() && item.size() <= 18 &&
+                        item.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) {
+      return Status::Error("--seeds: expected non-negative integers like 1,2,3, got '" + text +
+                           "'");
+    }
+    const uint64_t seed = std::stoull(item);
+    for (uint64_t s : seeds) {
+      if (s == seed) return Status::Error("--seeds: seed " + item + " is listed twice");
+    }
+    seeds.push_back(seed);
+  }
+  if (seeds.empty()) return Status::Error("--seeds: empty list");
+  return seeds;
+}
+
+Status SetComparisonBudget(bool time_limit_given, bool iterations_given,
+                           search::SearchOptions* base) {
+  if (time_limit_given && iterations_given) {
+    return Status::Error("--time-limit and --iterations exclude each other");
+  }
+  if (time_limit_given) {
+    if (base->time_limit <= 0) return Status::Error("--time-limit must be positive");
+    base->iterations = 0;
+  } else if (iterations_given) {
+    if (base->iterations <= 0) return Status::Error("--iterations must be positive");
+    base->time_limit = 0;
+  } else if (base->time_limit <= 0 && base->iterations <= 0) {
+    base->time_limit = kDefaultRunSeconds;
+  }
+  return Status::Ok();
+}
+
 std::string RenderComparison(const ComparisonTable& table, const std::string& format) {
   const std::vector<ComparisonRow>& rows = table.rows;
   const std::string& caption = table.caption;
   std::ostringstream out;
   if (format == "csv") {
-    out << "problem,strategy,runs,best,median,worst,ratio_to_best,time_to_1pct_s,"
-           "evaluations_per_s,seconds,lower_bound,ratio_to_bound\n";
+    for (size_t c = 0; c < MachineColumns().size(); ++c) out << (c ? "," : "") << MachineColumns()[c];
+    out << "\n";
     for (const ComparisonRow& r : rows) {
-      const StrategySummary& s = r.summary;
-      out << r.problem << "," << r.strategy << "," << s.runs << "," << Exact(s.latency.best)
-          << "," << Exact(s.latency.median) << "," << Exact(s.latency.worst) << ","
-          << Exact(r.ratio_to_best) << "," << ReachCell(s.time_to_within, /*exact=*/true) << ","
-          << Exact(s.evaluations_per_second) << "," << Exact(s.seconds) << ","
-          << Exact(r.lower_bound) << ","
-          << (r.lower_bound > 0 ? Exact(s.latency.best / r.lower_bound) : "") << "\n";
+      const std::vector<std::string> cells = MachineCells(r);
+      for (size_t c = 0; c < cells.size(); ++c) out << (c ? "," : "") << cells[c];
+      out << "\n";
+    }
+  } else if (format == "jsonl") {
+    for (const ComparisonRow& r : rows) {
+      const std::vector<std::string> cells = MachineCells(r);
+      std::vector<JsonField> fields;
+      for (size_t c = 0; c < cells.size(); ++c) {
+        const JsonScalar kind = c < 2 ? JsonScalar::kString
+                                : cells[c].empty() ? JsonScalar::kNull
+                                                   : JsonScalar::kNumber;
+        fields.push_back({MachineColumns()[c], kind, cells[c]});
+      }
+      out << FlatJsonLine(fields) << "\n";
     }
   } else if (format == "markdown") {
     out << caption << "\n\n|";
@@ -198,7 +289,7 @@ Result<ComparisonTable> RunComparison(const ComparisonRequest& request, bool* in
         auto run = RunOnce(input, run_options, run_name,
                            request.progress ? std::function<void(const std::string&)>(progress)
                                             : nullptr,
-                           invalid_schedule);
+                           request.stop, invalid_schedule);
         if (!run.ok()) return run.status();
         runs.push_back(std::move(run).value());
         ++done;

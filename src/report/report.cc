@@ -60,7 +60,7 @@ Result<std::string> RunGnuplot(const PlotFiles& files) {
 
 }  // namespace
 
-Result<std::string> WriteHtmlReport(const HtmlReportRequest& request) {
+HtmlReportPage HtmlReport(const HtmlReportRequest& request) {
   const Problem& problem = *request.problem;
   ReportInput input;
   input.problem_path = request.problem_path;
@@ -71,17 +71,23 @@ Result<std::string> WriteHtmlReport(const HtmlReportRequest& request) {
   input.modes = request.modes;
   input.bounds = ComputeLowerBounds(problem, request.modes);
   input.graph_dot = DagDot(problem, &request.judged);
-  std::string warning;
+  HtmlReportPage page;
   auto svg = RenderSvg(input.graph_dot);
   if (svg.ok() && !InlineSvg(*svg).empty()) {
     input.graph_svg = *svg;
   } else {
     const std::string why = svg.ok() ? "dot produced no SVG" : svg.status().message();
     input.graph_note = why + "; the graph is given as DOT text (render it with 'dot -Tsvg').";
-    warning = why + "; embedding the DOT text instead";
+    page.warning = why + "; embedding the DOT text instead";
   }
-  if (Status s = WriteFileAtomic(request.output, ReportHtml(input)); !s.ok()) return s;
-  return warning;
+  page.html = ReportHtml(input);
+  return page;
+}
+
+Result<std::string> WriteHtmlReport(const HtmlReportRequest& request) {
+  const HtmlReportPage page = HtmlReport(request);
+  if (Status s = WriteFileAtomic(request.output, page.html); !s.ok()) return s;
+  return page.warning;
 }
 
 std::string DagDot(const Problem& problem, const JudgedSchedule* judged) {

@@ -2,7 +2,7 @@
 //
 // Entry points: WriteHtmlReport(request) writes the self-contained HTML page of a judged
 // schedule (report_html.h; the DAG rendered by Graphviz `dot` when it is installed, else
-// embedded as DOT text with a warning); DagDot(problem, judged) is the Graphviz DOT of the DAG,
+// embedded as DOT text with a warning), HtmlReport(request) returns it without writing; DagDot(problem, judged) is the Graphviz DOT of the DAG,
 // with one cluster per subgraph when a judged schedule is given (report_dot.h);
 // WriteSweepPlot(request) draws a sweep CSV with gnuplot (plot_sweep.h). Every file is
 // written atomically. External programs run through report_tools.h.
@@ -39,6 +39,14 @@ struct HtmlReportRequest {
 
 // Returns a warning for the user ("" when the DAG was rendered), or why nothing was written.
 Result<std::string> WriteHtmlReport(const HtmlReportRequest& request);
+
+struct HtmlReportPage {
+  std::string html;
+  std::string warning;  // as WriteHtmlReport's ("" when the DAG was rendered)
+};
+// The page WriteHtmlReport writes, without writing it (`output` is not used): for a caller that
+// shows it itself (the Python results' _repr_html_ in a notebook).
+HtmlReportPage HtmlReport(const HtmlReportRequest& request);
 
 // The DAG as DOT; with `judged` (may be null) one cluster per subgraph.
 std::string DagDot(const Problem& problem, const JudgedSchedule* judged);

@@ -95,8 +95,7 @@ void WriteHeader(const ReportInput& in, std::ostringstream& out) {
       << "<dt>subgraphs</dt><dd id=\"subgraph-count\">" << ev.subgraphs.size() << "</dd>\n"
       << "<dt>total latency</dt><dd id=\"total-latency\">" << FormatNumber(ev.total) << "</dd>\n"
       << "<dt>lower bound</dt><dd id=\"lower-bound\">" << FormatNumber(in.bounds.best())
-      << " (compute " << FormatNumber(in.bounds.compute) << ", I/O " << FormatNumber(in.bounds.io)
-      << ")</dd>\n"
+      << " (tier 1, set by its " << BestPart(in.bounds).name << " part; docs/bounds.md)</dd>\n"
       << "<dt>ratio</dt><dd id=\"ratio\">"
       << (in.bounds.best() > 0 ? FormatNumber(ev.total / in.bounds.best(), 3) : "-")
       << "</dd>\n</dl>\n";

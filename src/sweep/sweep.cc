@@ -98,16 +98,17 @@ Result<LoadedProblems> LoadProblems(const SweepGrid& grid, std::vector<std::stri
   return loaded;
 }
 
-// Runs the pending slots; returns the first write failure (which also stops the sweep).
+// Runs the pending slots, appending each row to `log` (may be null: rows kept in memory only);
+// returns the first write failure (which also stops the sweep).
 Status RunPending(const SweepRequest& request, const LoadedProblems& loaded,
                   const std::vector<int64_t>& points, const std::vector<size_t>& pending,
-                  SweepLog& log, SweepProgress& progress,
+                  SweepLog* log, SweepProgress& progress,
                   std::vector<std::optional<SweepRow>>& rows) {
   const SweepGrid& grid = request.plan.grid;
   std::mutex write_mutex;
   Status write_status = Status::Ok();
   RunPoints(
-      static_cast<int64_t>(pending.size()), request.jobs,
+      static_cast<int64_t>(pending.size()), static_cast<int>(request.jobs),
       [&](int64_t k) {
         const size_t slot = pending[static_cast<size_t>(k)];
         const int p = grid.At(points[slot]).problem;
@@ -115,7 +116,7 @@ Status RunPending(const SweepRequest& request, const LoadedProblems& loaded,
                                                     points[slot], request.plan.search,
                                                     request.stop);
         if (!row) return;  // stopped mid-search: no row, --resume runs it again
-        if (Status s = log.Append(*row); !s.ok()) {
+        if (Status s = log ? log->Append(*row) : Status::Ok(); !s.ok()) {
           std::lock_guard<std::mutex> lock(write_mutex);
           if (write_status.ok()) write_status = s;
           if (request.stop) request.stop->store(true);
@@ -134,6 +135,18 @@ Status RunPending(const SweepRequest& request, const LoadedProblems& loaded,
 }
 
 }  // namespace
+
+Result<std::optional<SweepRow>> RunSweepPlanPoint(const SweepPlan& plan, int64_t point,
+                                                  const std::atomic<bool>* stop) {
+  if (point < 0 || point >= plan.grid.size()) {
+    return Status::Error("point " + std::to_string(point) + " is not in the grid of " +
+                         std::to_string(plan.grid.size()) + " points");
+  }
+  const std::string& path = plan.grid.problems[plan.grid.At(point).problem];
+  auto problem = LoadProblemOnHardware(path, plan.grid.hardware);
+  if (!problem.ok()) return problem.status();
+  return RunSweepPoint(*problem, ProblemName(path), plan.grid, point, plan.search, stop);
+}
 
 Result<std::string> DryRunCsv(const SweepPlan& plan, const Shard& shard) {
   auto loaded = LoadProblems(plan.grid, nullptr);
@@ -158,13 +171,18 @@ Result<SweepOutcome> RunSweepPlan(const SweepRequest& request) {
   if (!loaded.ok()) return loaded.status();
   for (const std::string& w : warnings) messages << "sweep: warning: " << w << "\n";
   const std::vector<int64_t> points = ShardPoints(plan.grid.size(), shard);
+  if (request.jobs < 0 || request.jobs > kMaxJobs) {
+    return Status::Error("--jobs must be in [0, " + std::to_string(kMaxJobs) + "]");
+  }
   const std::string& output = request.output;
-  if (output.empty()) return Status::Error("-o FILE is required (where the rows go)");
+  if (output.empty() && request.resume) return Status::Error("--resume needs the rows file (-o FILE)");
   const SweepFormat format = plan.format_set ? plan.format : SweepFormatForPath(output);
-  auto open_result = SweepLog::Open(output, format, request.resume);
-  if (!open_result.ok()) return open_result.status();
-  SweepLog::Opened opened = std::move(open_result).value();
-  SweepLog& log = *opened.log;
+  SweepLog::Opened opened;
+  if (!output.empty()) {
+    auto open_result = SweepLog::Open(output, format, request.resume);
+    if (!open_result.ok()) return open_result.status();
+    opened = std::move(open_result).value();
+  }
   auto expected = [&](int64_t point) { return loaded->Expected(plan, point); };
   if (Status s = CheckKeptRows(opened.kept, output, plan.grid, shard, expected); !s.ok()) return s;
   if (opened.truncated) {
@@ -181,24 +199,25 @@ Result<SweepOutcome> RunSweepPlan(const SweepRequest& request) {
   SweepProgress progress(messages, static_cast<int64_t>(points.size()),
                          static_cast<int64_t>(points.size() - pending.size()), request.terminal,
                          request.progress);
-  const Status written = RunPending(request, *loaded, points, pending, log, progress, rows);
+  const Status written = RunPending(request, *loaded, points, pending, opened.log.get(), progress, rows);
   progress.Finish();
-  const Status closed = log.Close();
+  const Status closed = opened.log ? opened.log->Close() : Status::Ok();
   if (!written.ok()) return written;
   if (!closed.ok()) return closed;
 
   SweepOutcome outcome;
   outcome.points = static_cast<int64_t>(points.size());
-  for (const auto& row : rows) {
+  for (auto& row : rows) {
     if (!row) continue;
     ++outcome.written;
     ++outcome.by_status[row->cells[SweepColumn("status")]];
+    outcome.rows.push_back(std::move(*row));
   }
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (outcome.stopped()) return outcome;
+  if (outcome.stopped() || output.empty()) return outcome;
   // Complete: leave the rows in point order (atomic replace of the append-as-you-go file).
   std::string sorted = SweepHeader(format);
-  for (const auto& row : rows) sorted += FormatSweepRow(*row, format);
+  for (const SweepRow& row : outcome.rows) sorted += FormatSweepRow(row, format);
   if (Status s = WriteFileAtomic(output, sorted); !s.ok()) return s;
   return outcome;
 }

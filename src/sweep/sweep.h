@@ -4,7 +4,9 @@
 // Entry point: RunSweepPlan(request) loads the plan's problems, keeps the rows of a resumed
 // file that belong to this grid and shard, runs the missing points in parallel (RunPoints),
 // appends each finished row at once, and, when every point of the shard is done, rewrites the
-// file sorted by point. A stop request ends it after the running points. DryRunCsv(plan,
+// file sorted by point; it also returns the rows (without an output file, the Python sweep(),
+// it only returns them). A stop request ends it after the running points. RunSweepPlanPoint
+// runs one point on its own. DryRunCsv(plan,
 // shard) lists the shard's points without running any. The plan comes from the settings in
 // sweep_config.h (BuildSweepPlan); rows and their formats are sweep_rows.h. MergeSweepFiles()
 // joins the files of a sharded sweep.
@@ -32,8 +34,8 @@ namespace tilesched::sweep {
 struct SweepRequest {
   SweepPlan plan;          // BuildSweepPlan()'s grid, search options and row format
   Shard shard;             // the points this process runs
-  int jobs = 0;            // points run in parallel; 0 = all cores
-  std::string output;      // the rows file (required)
+  int64_t jobs = 0;        // points run in parallel, at most kMaxJobs; 0 = all cores
+  std::string output;      // the rows file; empty: the rows are only returned
   bool resume = false;     // keep the rows already in `output`, run only the missing points
   std::ostream* messages = nullptr;  // progress and notes (may be null: none)
   bool progress = true;    // progress lines (notes about failed points are always written)
@@ -43,9 +45,13 @@ struct SweepRequest {
   std::atomic<bool>* stop = nullptr;
 };
 
+// Most points one sweep runs side by side (SweepRequest::jobs).
+inline constexpr int64_t kMaxJobs = 1024;
+
 struct SweepOutcome {
   int64_t points = 0;   // points in the shard
   int64_t written = 0;  // rows in the file (kept and new)
+  std::vector<SweepRow> rows;  // those rows, in point order (SweepColumns() cells)
   std::map<std::string, int64_t> by_status;  // "ok", "infeasible", "error" -> rows
   double seconds = 0;
   bool stopped() const { return written < points; }  // the file is not sorted yet
@@ -54,6 +60,13 @@ struct SweepOutcome {
 // Fails (before running anything, when it can) on unreadable problems, an output file that
 // cannot be opened, resumed rows of another grid or shard, or a row that cannot be written.
 Result<SweepOutcome> RunSweepPlan(const SweepRequest& request);
+
+// One point of the plan run on its own, as RunSweepPlan runs it (its problem loaded and
+// retargeted, the search, Evaluate()), for a caller that spreads the points over workers of its
+// own (the Python sweep(executor=...)). nullopt when `stop` (may be null) was set during the
+// search. Fails on a point outside the grid or an unreadable problem.
+Result<std::optional<SweepRow>> RunSweepPlanPoint(const SweepPlan& plan, int64_t point,
+                                                  const std::atomic<bool>* stop = nullptr);
 
 // The identifying columns of the shard's points as CSV (header line first), in point order.
 Result<std::string> DryRunCsv(const SweepPlan& plan, const Shard& shard);

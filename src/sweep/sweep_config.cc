@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "tilesched/file_util.h"
 #include "tilesched/flat_json.h"
+#include "tilesched/hardware.h"
+#include "tilesched/io.h"
 
 namespace tilesched::sweep {
 
@@ -82,6 +85,19 @@ Status ApplySweepDefinition(const std::string& text, const std::string& name,
     std::string joined;
     for (const std::string& item : e.items) joined += (joined.empty() ? "" : ",") + item;
     *setting = {joined, where};
+  }
+  return Status::Ok();
+}
+
+Status LoadSweepPlanFile(const std::string& path, SweepSettings* settings) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  if (Status s = ApplySweepDefinition(*text, path, settings); !s.ok()) {
+    const std::string kind = JsonFileKind(*text);
+    if (!kind.empty() && kind != "a sweep plan") {
+      return Status::Error(path + ": this is " + kind + ", not a sweep plan");
+    }
+    return s;
   }
   return Status::Ok();
 }
@@ -185,6 +201,35 @@ Result<SweepPlan> BuildSweepPlan(const SweepSettings& settings,
     plan.format = *v;
     plan.format_set = true;
   }
+  return plan;
+}
+
+Result<SweepPlan> AssembleSweepPlan(const SweepSettings& settings, const std::string& hardware) {
+  if (settings.problems.empty()) {
+    return Status::Error("no problem files: give PROBLEM.json arguments or a --plan with problems");
+  }
+  search::SearchOptions base;
+  if (settings.search_config.set()) {
+    const Status s = ApplyConfigFile(
+        settings.search_config.text, "a search preset",
+        [&base](const std::string& key, const std::string& value) {
+          return search::ApplyConfigEntry(key, value, &base);
+        });
+    if (!s.ok()) return s;
+  }
+  auto plan = BuildSweepPlan(settings, base);
+  if (!plan.ok()) return plan.status();
+  SweepGrid& grid = plan.value().grid;
+  if (!grid.matmul_throughput.empty() || !grid.vector_throughput.empty()) {
+    if (hardware.empty()) {
+      return Status::Error("--matmul-throughput and --vector-throughput need --hardware HW.json");
+    }
+    auto hw = LoadHardwareDescription(hardware);
+    if (!hw.ok()) return hw.status();
+    grid.matmul_reference = hw->matmul_macs_per_time;
+    grid.vector_reference = hw->vector_elements_per_time;
+  }
+  grid.hardware = hardware;
   return plan;
 }
 

@@ -2,9 +2,12 @@
 // (configs/sweeps/*.json) and command-line flags, then turned into a grid and search options.
 //
 // Entry points: ApplySweepDefinition(text, name, settings) reads a definition strictly (an
-// unknown key is an error naming it); flags then override single settings; BuildSweepPlan()
-// parses every setting into the SweepGrid, SearchOptions and output format of the run, over a
-// base of search options (the defaults, or a search preset named by `search_config`).
+// unknown key is an error naming it), LoadSweepPlanFile(path, settings) a plan file (`--plan`);
+// flags (or the keywords of the Python sweep()) then override single settings;
+// BuildSweepPlan() parses every setting into the SweepGrid, SearchOptions and output format of
+// the run, over a base of search options; AssembleSweepPlan(settings, hardware) is the whole
+// way from settings to a runnable plan that `tilesched sweep` and the Python sweep() share
+// (problems required, the search preset `search_config` loaded, a hardware description applied).
 //
 // Definition values mirror the flags: a key takes a list or a string in the flag's syntax.
 // List items are joined with commas, so `"capacity": [20000, "40000:160000:x2"]` means
@@ -47,6 +50,10 @@ const std::vector<std::string>& SweepDefinitionKeys();
 Status ApplySweepDefinition(const std::string& text, const std::string& name,
                             SweepSettings* settings);
 
+// Reads the sweep plan file at `path` into `settings` (ApplySweepDefinition); a file of
+// another kind is named as such ("p.json: this is a problem file, not a sweep plan").
+Status LoadSweepPlanFile(const std::string& path, SweepSettings* settings);
+
 struct SweepPlan {
   SweepGrid grid;
   search::SearchOptions search;  // strategy and budget; seed and modes are set per point
@@ -62,6 +69,12 @@ inline constexpr double kDefaultPointSeconds = 2;
 // each search with threads = 0). Without any budget a point gets kDefaultPointSeconds.
 Result<SweepPlan> BuildSweepPlan(const SweepSettings& settings,
                                  const search::SearchOptions& base = {});
+
+// BuildSweepPlan over the search preset `settings.search_config` names (defaults when unset).
+// Fails without problems. `hardware` (a hardware description's path, or empty) retargets every
+// problem; the throughput axes need it (its throughputs are what the problems' base costs
+// assume).
+Result<SweepPlan> AssembleSweepPlan(const SweepSettings& settings, const std::string& hardware);
 
 }  // namespace tilesched::sweep
 

@@ -1,0 +1,52 @@
+"""bound() against `tilesched bound --json` (tier 1 in several modes, tier 2)."""
+
+import pytest
+
+import tilesched
+from conftest import EXAMPLES, benchmark
+
+
+def without_time(bound):
+    return {key: value for key, value in bound.items() if key != "time_s"}
+
+
+@pytest.mark.parametrize("number, flags, keywords", [
+    (5, [], {}),
+    (8, ["--rules", "algebra", "--k-limit", "reduction"], dict(rules="algebra", k_limit="reduction")),
+    (11, ["--matmul-reduction", "native_k"], dict(matmul_reduction="native_k")),
+])
+def test_same_as_bound_json(cli, number, flags, keywords):
+    expected = cli.json("bound", benchmark(number), "--json", *flags)
+    got = tilesched.bound(tilesched.Problem.load(benchmark(number)), **keywords)
+    assert without_time(got) == without_time(expected)
+    parts = ("compute", "io", "traffic", "mixed", "phase", "capacity", "coupled", "shared",
+             "squeeze", "held")
+    assert got["lower_bound"] == max(got[part] for part in parts)
+    assert got["time_s"] >= 0
+
+
+@pytest.mark.parametrize("path", [benchmark(7), EXAMPLES / "chained_matmul.json"])
+def test_tier2_same_as_the_command(cli, path):
+    expected = cli.json("bound", path, "--json", "--tier2", "--time-limit", 60)
+    got = tilesched.bound(path, tier2=True, time_limit=60)
+    assert got["tier2"] == expected["tier2"] > 0
+    assert "converged" in got.pop("tier2_summary")
+    assert without_time(got) == without_time(expected)
+
+
+def test_a_schedule_never_beats_the_bound():
+    problem = tilesched.Problem.load(benchmark(3))
+    result = tilesched.schedule(problem, iterations=50)
+    assert result.latency >= tilesched.bound(problem)["lower_bound"] * (1 - 1e-9)
+    assert result.lower_bound == tilesched.bound(problem)["lower_bound"]
+
+
+def test_bad_input(cli):
+    with pytest.raises(ValueError) as error:
+        tilesched.bound(benchmark(1), rules="loose")
+    assert cli.error("bound", benchmark(1), "--rules", "loose") == "--rules: " + str(error.value)
+    with pytest.raises(ValueError) as error:
+        tilesched.bound(benchmark(1), tier2=True, time_limit=-1)
+    assert cli.error("bound", benchmark(1), "--tier2", "--time-limit", -1) == "--" + str(error.value).replace("_", "-")
+    with pytest.raises(ValueError):
+        tilesched.bound("/nonexistent.json")

@@ -1,0 +1,41 @@
+// Retention: which tensors each stage of a draft keeps in fast memory for the next stage.
+//
+// Entry points: RetentionStaysValid(problem, cur, next, keep) is the validity rule of one
+// choice; OptimizeRetention(problem, coster, draft, first, last) chooses the retention of
+// stages [first, last) of a draft whose stages (op sets and order) stay as they are. A stage's
+// cost depends only on what it retains and on what the stage before it retained (its resident
+// set), so the best choice along the chain is a shortest path over the boundaries (dynamic
+// programming), exact over the options each boundary offers: every subset of the tensors the
+// next stage reads from it when there are at most kMaxSubsetTensors of them (else none, all,
+// and each alone), always with the current choice and the tensors the next stage can only get
+// this way (consumed inside the stage, so never written).
+#ifndef TILESCHED_SEARCH_RETENTION_H_
+#define TILESCHED_SEARCH_RETENTION_H_
+
+#include <cstddef>
+#include <vector>
+
+#include "coster.h"
+#include "draft.h"
+#include "tilesched/problem.h"
+
+namespace tilesched::search {
+
+// True when `cur` (followed by `next`) may retain `keep`, tensors it produces that `next`
+// reads, with the schedule staying valid: a retained sink that is no graph output is not
+// written to slow memory, so only `next` may read it. (Whether `next` gets every tensor it
+// needs is the draft's concern: DraftIsConsistent.)
+bool RetentionStaysValid(const Problem& problem, const Stage& cur, const Stage& next,
+                         const std::vector<int>& keep);
+
+// Re-chooses the retention of stages [first, last) (last <= the number of stages) and
+// re-configures stages [first, last] (stage `last`, when there is one, keeps its own retention
+// and starts with the new resident set). The result is never worse than the draft's current
+// choice, which is among the options; returns true when the total fell. The retention of stage
+// first - 1 stays as it is.
+bool OptimizeRetention(const Problem& problem, SubgraphCoster& coster, Draft* draft, size_t first,
+                       size_t last);
+
+}  // namespace tilesched::search
+
+#endif  // TILESCHED_SEARCH_RETENTION_H_
