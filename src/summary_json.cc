@@ -18,11 +18,15 @@ nlohmann::json ModesObject(const CostModes& modes) {
 }  // namespace
 
 std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds,
-                              double tier2) {
-  nlohmann::json out = {{"lower_bound", std::max(bounds.best(), tier2)}};
+                              double tier2, double split) {
+  nlohmann::json out = {{"lower_bound", std::max({bounds.best(), tier2, split})}};
   for (const BoundPart& part : Parts(bounds)) out[part.name] = part.value;
   if (tier2 >= 0) out["tier2"] = tier2;
-  out["set_by"] = tier2 > bounds.best() ? "tier2" : BestPart(bounds).name;
+  if (split >= 0) out["split"] = split;
+  std::string set_by = BestPart(bounds).name;
+  if (tier2 > bounds.best() && tier2 >= split) set_by = "tier2";
+  if (split > bounds.best() && split > tier2) set_by = "split";
+  out["set_by"] = set_by;
   out["modes"] = ModesObject(modes);
   out["time_s"] = seconds;
   return out.dump(2) + "\n";

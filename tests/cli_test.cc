@@ -15,12 +15,14 @@
 #include "context.h"
 #include "test_files.h"
 #include "tilesched/io.h"
+#include "tilesched/search.h"
 
 namespace tilesched {
 namespace {
 
 using testing::RunTool;
 using testing::ScratchDir;
+using testing::JsonNumber;
 using testing::Slurp;
 using testing::Spit;
 using testing::ToolRun;
@@ -385,11 +387,56 @@ TEST(CliBoundText, EveryPrintedBoundNamesThePartThatSetsIt) {
   EXPECT_NE(bound.out.find("\"set_by\": \"coupled\""), std::string::npos) << bound.out;
 }
 
+// Benchmark 7 has four link components (docs/bounds.md, "Tier 2 by components"); priced apart
+// they give 130,764.8 (reported a relative 1e-9 low), the latency of its golden schedule, where
+// tier 1 gives 109,226.7.
+TEST(CliBoundText, SplitTier2IsPrintedAndSetsTheBound) {
+  const ScratchDir dir("cli_bound_split");
+  const ToolRun text = Tilesched({"bound", Benchmark(7), "--split", "--time-limit", "0"}, dir);
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("lower bound 130764.8 (rules=contest matmul_reduction=full_k k_limit=native), "
+                          "set by split\n"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("  split:    130764.8 (tier 2 by link components; 4 link components (largest 9 "
+                          "ops), 4 priced to convergence"),
+            std::string::npos)
+      << text.out;
+  const ToolRun json = Tilesched({"bound", Benchmark(7), "--split", "--json", "--time-limit", "0"}, dir);
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"set_by\": \"split\""), std::string::npos) << json.out;
+  const double split = JsonNumber(json.out, "split");
+  EXPECT_EQ(JsonNumber(json.out, "lower_bound"), split);
+  EXPECT_LE(split, 130764.79999999999);  // the golden schedule (tests/golden/results.csv)
+  EXPECT_GE(split, 130764.8 * (1 - search::kTier2BoundTolerance));
+}
+
+// `schedule` runs tier 2 by components after greedy when the problem splits (SearchOptions::
+// split_tier2): on benchmark 7 greedy's schedule meets it, so the run ends proven optimal.
+TEST(CliBoundText, ScheduleProvesOptimalByComponents) {
+  const ScratchDir dir("cli_schedule_split");
+  const std::string summary = dir.File("summary.json");
+  const ToolRun run = Tilesched({"schedule", Benchmark(7), "-o", dir.File("s.json"), "--time-limit", "100",
+                                 "--threads", "2", "--summary", summary},
+                                dir, std::chrono::seconds(300));
+  ASSERT_EQ(run.code, 0) << run.err;
+  const std::string text = Slurp(summary);
+  EXPECT_NE(text.find("\"optimal\": true"), std::string::npos) << text;
+  EXPECT_NEAR(JsonNumber(text, "latency"), 130764.8, 1e-6);
+  EXPECT_GT(JsonNumber(text, "lower_bound"), 130764.8 * (1 - search::kTier2BoundTolerance));
+  const ToolRun off = Tilesched({"schedule", Benchmark(7), "-o", dir.File("s2.json"), "--iterations", "20",
+                                 "--summary", dir.File("off.json")},
+                                dir);
+  ASSERT_EQ(off.code, 0) << off.err;
+  // Without a time limit it does not run: tier 1's 109,226.7 is the bound.
+  EXPECT_NEAR(JsonNumber(Slurp(dir.File("off.json")), "lower_bound"), 109226.667, 1e-3);
+}
+
 TEST(CliBoundText, BoundTimeLimitIsTier2sAndNotNegative) {
   const ScratchDir dir("cli_bound_limit");
   const ToolRun alone = Tilesched({"bound", Benchmark(1), "--time-limit", "5"}, dir);
   EXPECT_EQ(alone.code, 2);
-  EXPECT_NE(alone.err.find("--time-limit is the budget of --tier2"), std::string::npos) << alone.err;
+  EXPECT_NE(alone.err.find("--time-limit is the budget of --tier2 and --split"), std::string::npos) << alone.err;
   const ToolRun negative = Tilesched({"bound", Benchmark(1), "--tier2", "--time-limit", "-1"}, dir);
   EXPECT_EQ(negative.code, 2);
   EXPECT_NE(negative.err.find("--time-limit must not be negative"), std::string::npos) << negative.err;

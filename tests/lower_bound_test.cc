@@ -147,8 +147,9 @@ TEST(LowerBound, PaddedTilesPayWholeNativeTiles) {
 
 TEST(LowerBound, MixedRooflineSeparatesAnUnfusablePair) {
   // PW0(T0 128x256) -> T1 (cost 10), MM1(T1, T2 256x128) -> T3 (cost 20000), capacity 30000,
-  // bandwidth 10, contest rules. PW0 cannot feed MM1's reduction axis (Lemma M5), so PW0
-  // (memory-heavy) and MM1 (compute-heavy) are never first in one subgraph (Lemma M6).
+  // bandwidth 10, contest rules. PW0 cannot feed MM1's reduction axis (Lemma M5) and the two read
+  // no common tensor, so MM1's reach is MM1 alone: PW0 (memory-heavy) and MM1 (compute-heavy)
+  // are never in one subgraph.
   ProblemBuilder b(/*capacity=*/30000, /*bandwidth=*/10);
   const int t0 = b.Tensor(128, 256), t1 = b.Tensor(128, 256), t2 = b.Tensor(256, 128),
             t3 = b.Tensor(128, 128);
@@ -162,7 +163,7 @@ TEST(LowerBound, MixedRooflineSeparatesAnUnfusablePair) {
   // Lemma G1: PW0 c = 20, m = T0 32768/10 = 3276.8 (L, excess 3256.8); MM1 c = 20000, m = (T1
   // 32768 + T2 32768 + T3 16384)/10 = 8192 (H, excess 11808); T1 (32768 >= capacity, never
   // resident, not fusable) is stored by a subgraph holding PW0 (Lemma G5), which MM1 can never
-  // share (Lemma M6): nothing pairs, max flow 0: 3276.8 + 20000 + 3276.8 = 26553.6, the optimum
+  // share (its reach is itself): nothing pairs, max flow 0: 3276.8 + 20000 + 3276.8 = 26553.6, the optimum
   // below. (Before G5 the store paired with MM1: 23276.8.)
   EXPECT_NEAR(bounds.mixed, 26553.6, 1e-6);
   // Lemma R4 gives each its own lambda: PW0 at 0 (T0 loaded, T1 written: 65536/10), MM1 at 1.

@@ -54,6 +54,25 @@ TEST(SplitTier2, TightOnSpecE4UnderContestRules) {
   }
 }
 
+// Lemma W3: a component above tier 2's reach (64 ops) counts at its floor, the larger of its
+// ops' compute and the graph inputs and outputs it moves, reported a relative 1e-9 low.
+// Benchmark 17 is one component of 103 ops; its golden schedule (4,966,400) is optimal.
+TEST(SplitTier2, LargeComponentCountsAtItsFloor) {
+  auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/benchmarks/mlsys-2026-17.json");
+  ASSERT_TRUE(problem.ok()) << problem.status().message();
+  const CostModes modes;
+  const search::SplitTier2Result split = Split(*problem, modes);
+  EXPECT_EQ(split.components, 1);
+  EXPECT_EQ(split.largest, 103);
+  EXPECT_EQ(split.converged, 0);
+  EXPECT_EQ(split.status, search::Tier2Status::kTooManyOps);
+  const LowerBounds tier1 = ComputeLowerBounds(*problem, modes);
+  EXPECT_GE(split.value, tier1.io * (1 - 2e-9));  // every graph input and output moves once
+  EXPECT_LE(split.value, tier1.simple());        // the compute part pads tiles; the floor does not
+  EXPECT_LE(split.value, 4966400.0);
+  EXPECT_GT(split.value, 0);
+}
+
 TEST(SplitTier2, BelowBruteForceOptimumOnRandomProblems) {
   const int wanted = testing::kInstrumentedBuild ? 25 : 400;
   const std::vector<CostModes> modes = testing::AllModes();

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -39,6 +40,15 @@ inline int CountOf(const std::string& text, const std::string& needle) {
     ++count;
   }
   return count;
+}
+
+// The number value after `key` in `json` (the commands' JSON: `"key": value`); fails the test
+// when the key is missing.
+inline double JsonNumber(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\": ");
+  EXPECT_NE(at, std::string::npos) << key << " in\n" << json;
+  if (at == std::string::npos) return -1;
+  return std::strtod(json.c_str() + at + key.size() + 4, nullptr);
 }
 
 inline void Spit(const std::string& path, const std::string& text) {

@@ -36,6 +36,7 @@
 namespace tilesched {
 namespace {
 
+using testing::JsonNumber;
 using testing::ProblemBuilder;
 
 constexpr double kTolerance = 1e-9;
@@ -57,14 +58,6 @@ bool FitsOnlyFused(const Problem& problem, const CostModes& modes) {
   options.modes = modes;
   auto result = search::RunSearch(problem, options);
   return !result.ok() && result.status().message().find("fits in fast memory at no tile size") != std::string::npos;
-}
-
-// The number value after `key` in `json`; fails the test when the key is missing.
-double JsonNumber(const std::string& json, const std::string& key) {
-  const size_t at = json.find("\"" + key + "\": ");
-  EXPECT_NE(at, std::string::npos) << key << " in\n" << json;
-  if (at == std::string::npos) return -1;
-  return std::strtod(json.c_str() + at + key.size() + 4, nullptr);
 }
 
 // (a) Below the enumerated optimum in every mode.

@@ -5,7 +5,7 @@
 // Entry points: ComputeLowerBounds(problem, modes) computes every part of tier 1, each valid for
 // every schedule that the evaluator accepts under `modes`; Gap(latency, bound); LinkComponents
 // (problem, modes), the ops that can share a subgraph (Lemma W1), by which tier 2 splits a
-// large problem (ComponentTier2Bound in tilesched/search.h). Tier 2 (the
+// large problem (SplitTier2Bound in tilesched/search.h). Tier 2 (the
 // covering LP over every subgraph context, docs/bounds.md "Tier 2") prices the same contexts as
 // the exact search, so it is the search library's entry Tier2Bound (tilesched/search.h).
 //

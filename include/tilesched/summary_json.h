@@ -12,10 +12,10 @@
 
 namespace tilesched {
 
-// {"lower_bound", every tier-1 part, "modes", "time_s"}, and "tier2" when tier2 >= 0 (then
-// lower_bound is the larger of tier 1 and tier 2).
+// {"lower_bound", every tier-1 part, "set_by", "modes", "time_s"}, "tier2" when tier2 >= 0 and
+// "split" (tier 2 by link components) when split >= 0; lower_bound is the largest of them.
 std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds,
-                              double tier2 = -1);
+                              double tier2 = -1, double split = -1);
 
 struct ScheduleSummary {
   double latency = 0;

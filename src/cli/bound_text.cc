@@ -7,18 +7,27 @@
 
 namespace tilesched::cli {
 
-std::string BoundText(const LowerBounds& bounds, const CostModes& modes, double tier2,
-                      const std::string& tier2_note) {
-  const bool tier2_sets = tier2 > bounds.best();
-  std::string out = "lower bound " + FormatNumber(std::max(bounds.best(), tier2)) + " (" +
-                    ModesString(modes) + "), set by " +
-                    (tier2_sets ? std::string("tier 2") : BestPart(bounds).name) + "\n";
+std::string BoundText(const LowerBounds& bounds, const CostModes& modes,
+                      const std::vector<CertifiedBound>& certified) {
+  double best = bounds.best();
+  std::string set_by = BestPart(bounds).name;
+  for (const CertifiedBound& c : certified) {
+    if (c.value > best) {
+      best = c.value;
+      set_by = c.name;
+    }
+  }
+  std::string out = "lower bound " + FormatNumber(best) + " (" + ModesString(modes) + "), set by " + set_by + "\n";
   for (const BoundPart& part : Parts(bounds)) {
     std::string label = std::string(part.name) + ":";
     label.resize(10, ' ');
     out += "  " + label + FormatNumber(part.value) + "\n";
   }
-  if (tier2 >= 0) out += "  tier 2:   " + FormatNumber(tier2) + " (covering LP; " + tier2_note + ")\n";
+  for (const CertifiedBound& c : certified) {
+    std::string label = c.name + ":";
+    label.resize(10, ' ');
+    out += "  " + label + FormatNumber(c.value) + " (" + c.what + "; " + c.note + ")\n";
+  }
   return out;
 }
 

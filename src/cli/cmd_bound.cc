@@ -19,14 +19,18 @@ int RunBound(int argc, char** argv, int first) {
   std::vector<Option> options = ModeOptions();
   options.push_back({"json", "",
                      "print JSON: lower_bound, every part (compute, io, traffic, mixed, phase, capacity, coupled, "
-                     "shared, squeeze, held), set_by (the part that sets it), modes, time_s"});
+                     "shared, squeeze, held; tier2 and split when run), set_by (the part that sets it), modes, time_s"});
   options.push_back({"tier2", "",
                      "also run tier 2, the covering LP over every subgraph context (seconds to "
                      "minutes; problems of at most 64 ops and 1,000,000 connected op sets, about "
                      "30-40 ops)"});
-  options.push_back({"time-limit", "SEC", "budget of --tier2 in seconds (default 120; 0: until it "
-                     "converges); a run stopped by it or by SIGINT/SIGTERM still reports a valid bound"});
-  Args args("bound", "PROBLEM.json [--json] [--tier2 [--time-limit SEC]] [mode flags]",
+  options.push_back({"split", "",
+                     "also run tier 2 by link components: the covering LP on each part of the graph "
+                     "that no subgraph can leave, summed (any size; parts above 64 ops count at a floor)"});
+  options.push_back({"time-limit", "SEC", "budget of --tier2 and of --split in seconds, each (default 120; "
+                     "0: until it converges); a run stopped by it or by SIGINT/SIGTERM still reports a "
+                     "valid bound"});
+  Args args("bound", "PROBLEM.json [--json] [--tier2] [--split] [--time-limit SEC] [mode flags]",
             "Prints a lower bound on the total latency of every valid schedule of PROBLEM.json\n"
             "under the chosen modes: the largest of its parts, each printed below: compute (every\n"
             "op once, padded tiles), io (graph inputs and outputs once), traffic (every load a\n"
@@ -37,13 +41,16 @@ int RunBound(int argc, char** argv, int first) {
             "tile), held (what a resident operand leaves for a producer computed inside). The lemmas\n"
             "are in docs/bounds.md. A schedule whose latency equals it is optimal.\n"
             "--tier2 adds the covering LP (docs/bounds.md \"Tier 2\"): every subgraph context\n"
-            "is priced, so its certified value is a bound too; the larger one is printed.",
+            "is priced, so its certified value is a bound too; the larger one is printed.\n"
+            "--split adds the same LP on each link component of the graph (docs/bounds.md \"Tier 2\n"
+            "by components\"): the ops that can share a subgraph, priced apart and summed.",
             options, 1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
   if (!modes.ok()) return Fail("bound", modes.status().message(), kExitUsage);
-  if (args.Has("time-limit") && !args.Has("tier2")) {
-    return Fail("bound", "--time-limit is the budget of --tier2 (tier 1 takes milliseconds)", kExitUsage);
+  if (args.Has("time-limit") && !args.Has("tier2") && !args.Has("split")) {
+    return Fail("bound", "--time-limit is the budget of --tier2 and --split (tier 1 takes milliseconds)",
+                kExitUsage);
   }
   auto limit = args.GetDouble("time-limit", 120);
   if (!limit.ok()) return Fail("bound", limit.status().message(), kExitUsage);
@@ -54,27 +61,35 @@ int RunBound(int argc, char** argv, int first) {
   PrintWarnings("bound", warnings);
   const auto start = std::chrono::steady_clock::now();
   const LowerBounds bounds = ComputeLowerBounds(*problem, *modes);
-  double tier2 = -1;  // < 0: not run
-  std::string tier2_note;  // what the run did (converged or stopped, how many contexts)
+  search::Tier2Options tier2_options;
+  tier2_options.modes = *modes;
+  tier2_options.time_limit = *limit;
+  tier2_options.stop = &StopFlag();
+  if (args.Has("tier2") || args.Has("split")) InstallStopSignals(SecondSignal::kKeepStopping);
+  const std::string budget_text = *limit > 0 ? "up to " + FormatNumber(*limit, 1) + " s" : "no time limit";
+  double tier2 = -1, split = -1;  // < 0: not run
+  std::vector<CertifiedBound> certified;
   if (args.Has("tier2")) {
-    InstallStopSignals(SecondSignal::kKeepStopping);
-    search::Tier2Options tier2_options;
-    tier2_options.modes = *modes;
-    tier2_options.time_limit = *limit;
-    tier2_options.stop = &StopFlag();
-    std::cerr << "tier 2: pricing every subgraph context ("
-              << (*limit > 0 ? "up to " + FormatNumber(*limit, 1) + " s" : "no time limit")
+    std::cerr << "tier 2: pricing every subgraph context (" << budget_text
               << "; Ctrl-C stops with the bound so far)...\n";
     const search::Tier2Result run = search::Tier2Bound(*problem, tier2_options);
     tier2 = run.value;
-    tier2_note = search::Tier2Summary(run);
+    certified.push_back({"tier 2", "covering LP", run.value, search::Tier2Summary(run)});
+  }
+  if (args.Has("split")) {
+    std::cerr << "split tier 2: pricing each link component (" << budget_text
+              << "; Ctrl-C stops with the bound so far)...\n";
+    const search::SplitTier2Result run = search::SplitTier2Bound(*problem, tier2_options);
+    split = run.value;
+    certified.push_back({"split", "tier 2 by link components", run.value,
+                         search::SplitTier2Summary(run) + "; " + FormatNumber(run.seconds, 2) + " s"});
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (args.Has("json")) {
-    std::cout << LowerBoundsToJson(bounds, *modes, seconds, tier2);
+    std::cout << LowerBoundsToJson(bounds, *modes, seconds, tier2, split);
     return kExitOk;
   }
-  std::cout << BoundText(bounds, *modes, tier2, tier2_note) << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
+  std::cout << BoundText(bounds, *modes, certified) << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
   return kExitOk;
 }
 
