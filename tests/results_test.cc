@@ -139,7 +139,14 @@ TEST(ResultsLibrary, ProblemFilesGetGreedyAndTheirTable) {
 }
 
 TEST(ResultsLibrary, MalformedGoldenTableIsAOneLineError) {
-  const std::vector<BenchmarkRow> rows = {{1, 100, 50, 0.1, 1, "greedy"}};
+  BenchmarkRow row;
+  row.bench = 1;
+  row.latency = 100;
+  row.lower_bound = 50;
+  row.seconds = 0.1;
+  row.subgraphs = 1;
+  row.found_by = "greedy";
+  const std::vector<BenchmarkRow> rows = {row};
   struct Case {
     std::string text, error;
   };

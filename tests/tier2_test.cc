@@ -130,7 +130,9 @@ TEST(Tier2, BelowBruteForceOptimumOnRandomProblems) {
   // could not start. The 25 problems of an instrumented build hold no op that fits only fused
   // (seeds 5,001-5,025); there WorksWhereAnOpFitsOnlyFused covers that case.
   EXPECT_GT(above_tier1, runs / 50);
-  if (!testing::kInstrumentedBuild) EXPECT_GT(fused_only, 0);
+  if (!testing::kInstrumentedBuild) {
+    EXPECT_GT(fused_only, 0);
+  }
 }
 
 // (a') Natives of 32: contexts with more than 4,096 tiles take the tile-class path of Lemma X7
