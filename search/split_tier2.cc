@@ -149,7 +149,8 @@ SplitTier2Result SplitTier2Bound(const Problem& problem, const Tier2Options& opt
   tbb::parallel_for(size_t{0}, components.size(), [&](size_t i) {
     const Component& c = components[i];
     if (!c.own || !ContextPricer::Fits(*c.own)) return;  // kTooManyOps, value 0
-    runs[i] = RunCoveringLp(*c.own, options.modes, budget, options.max_tile_configs, c.relaxation);
+    runs[i] = RunCoveringLp(*c.own, options.modes, budget, options.max_tile_configs, c.relaxation,
+                            options.keep_until_exit);
   });
   SplitTier2Result result;
   result.status = Tier2Status::kConverged;

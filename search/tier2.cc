@@ -14,9 +14,10 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -25,7 +26,6 @@
 
 #include "context_pricer.h"
 #include "cover_lp.h"
-#include "hashing.h"
 #include "plan_cache.h"
 #include "tilesched/lower_bound.h"
 
@@ -71,7 +71,7 @@ class CoveringLp {
   // Every context (Lemma T3); false above kMaxCoverColumns or out of time.
   bool ListColumns();
   // Each context's base: the same op set and resident set, nothing retained (Lemma X9).
-  void LinkBases();
+  bool LinkBases();  // false: out of time
   // Lemma W2: the stores of the column's rebate sinks (0 without a relaxation).
   void ListRebates();
   // The column's cost in the LP and the certificate: its best bound so far, less its rebate
@@ -95,7 +95,10 @@ class CoveringLp {
   void AddSingletons(CoverLp* lp);
   // Lemma T2: every column's bracket under duals (y, z) into lhs_; the columns whose known bound
   // is below it, smaller op sets first, then the most violated.
-  std::vector<std::pair<double, size_t>> Scan(const std::vector<double>& y, const std::vector<double>& z);
+  // Every column's bracket (lhs_) and the suspects among them; nullopt when the time limit
+  // struck first (lhs_ is then partly stale and this round certifies nothing).
+  std::optional<std::vector<std::pair<double, size_t>>> Scan(const std::vector<double>& y,
+                                                             const std::vector<double>& z);
   // Raises the suspects' bounds until kMaxViolatedPerRound stay violated (or the round's work
   // is done); returns the violated columns.
   std::vector<size_t> RaiseSuspects(const std::vector<std::pair<double, size_t>>& suspects);
@@ -130,7 +133,8 @@ Tier2Result CoveringLp::Run() {
   if (!ListColumns()) {
     return Finish(budget_.Expired() ? Tier2Status::kTimeLimit : Tier2Status::kTooManyContexts, nullptr);
   }
-  LinkBases();
+  // Millions of contexts take a second or more to link: the time limit is checked here too.
+  if (!LinkBases()) return Finish(Tier2Status::kTimeLimit, nullptr);
   ListRebates();
   known_.assign(columns_.size(), -1);
   level_.assign(columns_.size(), kCheap);
@@ -145,7 +149,9 @@ Tier2Result CoveringLp::Run() {
     lp.Duals(&y, &z);
     double y_sum = 0;
     for (double v : y) y_sum += v;
-    const std::vector<size_t> violated = RaiseSuspects(Scan(y, z));
+    const auto suspects = Scan(y, z);
+    if (!suspects) break;  // out of time: the certificate of the last whole round stands
+    const std::vector<size_t> violated = RaiseSuspects(*suspects);
     // Lemma T2: the duals scaled by alpha satisfy every column, alpha <= 1 the least ratio of
     // a column's bound to its left-hand side.
     double alpha = 1;
@@ -205,19 +211,29 @@ bool CoveringLp::ListColumns() {
   return !stopped;
 }
 
-void CoveringLp::LinkBases() {
+bool CoveringLp::LinkBases() {
   base_.resize(columns_.size());
-  std::unordered_map<uint64_t, uint32_t> first;  // (op set, resident) of a base column
-  auto key = [](const Column& col) { return MixHash(static_cast<uint64_t>(col.op_set), col.resident); };
-  for (size_t ci = 0; ci < columns_.size(); ++ci) {
-    if (columns_[ci].retained == 0) first.emplace(key(columns_[ci]), static_cast<uint32_t>(ci));
+  // ListColumns lists each op set's columns together: its base columns, sorted by resident
+  // set, are looked up there (one small vector, reused: nothing to free per column).
+  std::vector<std::pair<Mask, uint32_t>> bases;
+  for (size_t begin = 0; begin < columns_.size();) {
+    if (budget_.Expired()) return false;  // millions of contexts take a second or more
+    const int op_set = columns_[begin].op_set;
+    size_t end = begin;
+    while (end < columns_.size() && columns_[end].op_set == op_set) ++end;
+    bases.clear();
+    for (size_t ci = begin; ci < end; ++ci) {
+      if (columns_[ci].retained == 0) bases.emplace_back(columns_[ci].resident, static_cast<uint32_t>(ci));
+    }
+    std::sort(bases.begin(), bases.end());
+    for (size_t ci = begin; ci < end; ++ci) {
+      const Mask resident = columns_[ci].resident;
+      const auto it = std::lower_bound(bases.begin(), bases.end(), std::make_pair(resident, uint32_t{0}));
+      base_[ci] = it != bases.end() && it->first == resident ? it->second : static_cast<uint32_t>(ci);  // none: itself
+    }
+    begin = end;
   }
-  for (size_t ci = 0; ci < columns_.size(); ++ci) {
-    const auto it = first.find(key(columns_[ci]));
-    const bool same = it != first.end() && columns_[it->second].op_set == columns_[ci].op_set &&
-                      columns_[it->second].resident == columns_[ci].resident;
-    base_[ci] = same ? it->second : static_cast<uint32_t>(ci);  // no base: itself
-  }
+  return true;
 }
 
 void CoveringLp::ListRebates() {
@@ -360,9 +376,12 @@ void CoveringLp::AddSingletons(CoverLp* lp) {
   }
 }
 
-std::vector<std::pair<double, size_t>> CoveringLp::Scan(const std::vector<double>& y, const std::vector<double>& z) {
+std::optional<std::vector<std::pair<double, size_t>>> CoveringLp::Scan(const std::vector<double>& y,
+                                                                      const std::vector<double>& z) {
   std::vector<std::pair<double, size_t>> suspects;
   for (size_t ci = 0; ci < columns_.size(); ++ci) {
+    // The first scan prices millions of columns (Cheap): the time limit is checked here too.
+    if ((ci & 4095) == 4095 && budget_.Expired()) return std::nullopt;
     const Column& col = columns_[ci];
     // In long double: a sum of at most 128 terms is then off by less than 128 x 2^-64 of the
     // sum of the terms' magnitudes; the bracket is raised by 1e-15 of it (Lemma T2).
@@ -436,12 +455,22 @@ Tier2Result Tier2Bound(const Problem& problem, const Tier2Options& options) {
     threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(options.threads));
   }
   const Budget budget(options.time_limit, options.stop);
-  return RunCoveringLp(problem, options.modes, budget, options.max_tile_configs);
+  return RunCoveringLp(problem, options.modes, budget, options.max_tile_configs, {}, options.keep_until_exit);
 }
 
 Tier2Result RunCoveringLp(const Problem& problem, const CostModes& modes, const Budget& budget,
-                          int64_t max_tile_configs, const Tier2Relaxation& relaxation) {
-  return CoveringLp(problem, modes, budget, max_tile_configs, relaxation).Run();
+                          int64_t max_tile_configs, const Tier2Relaxation& relaxation, bool keep_until_exit) {
+  auto lp = std::make_unique<CoveringLp>(problem, modes, budget, max_tile_configs, relaxation);
+  const Tier2Result result = lp->Run();
+  if (keep_until_exit) {
+    // Never destroyed (its references to the problem and budget are never used again), and
+    // reachable from a global, so that leak checkers do not report it.
+    static std::mutex mutex;
+    static auto* kept = new std::vector<std::unique_ptr<CoveringLp>>();
+    const std::lock_guard<std::mutex> lock(mutex);
+    kept->push_back(std::move(lp));
+  }
+  return result;
 }
 
 void RunCover(SearchContext& ctx) {

@@ -31,8 +31,10 @@ struct Tier2Relaxation {
 // Column generation over every subgraph context of `problem`, with a certificate checked
 // against every column (Lemmas T1-T4; W2 with a relaxation). Its value bounds the latency of
 // every valid schedule of `problem`, or with a relaxation the subgraphs of the component.
+// `keep_until_exit`: Tier2Options::keep_until_exit.
 Tier2Result RunCoveringLp(const Problem& problem, const CostModes& modes, const Budget& budget,
-                          int64_t max_tile_configs, const Tier2Relaxation& relaxation = {});
+                          int64_t max_tile_configs, const Tier2Relaxation& relaxation = {},
+                          bool keep_until_exit = false);
 
 // SearchOptions::split_tier2's test: two link components or more, and those within tier 2's
 // reach (ContextPricer::Fits) hold at least half of the ops (search/split_tier2.cc).

@@ -200,6 +200,11 @@ struct Tier2Options {
   int threads = 0;        // 0: all hardware threads (the sub-problems' tier-1 bounds run in parallel)
   const std::atomic<bool>* stop = nullptr;  // set to end the run early (a valid bound all the same)
   int64_t max_tile_configs = SearchOptions{}.exact_max_tile_configs;  // as in SearchOptions
+  // For a command that exits right after: the run's subgraph contexts and plans are kept,
+  // reachable, until the process ends instead of being freed, which on the largest problems
+  // takes a second or more after the time limit (`bound` sets it; compilers do the same with
+  // their syntax trees).
+  bool keep_until_exit = false;
 };
 
 struct Tier2Result {

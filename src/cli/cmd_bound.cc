@@ -65,6 +65,7 @@ int RunBound(int argc, char** argv, int first) {
   tier2_options.modes = *modes;
   tier2_options.time_limit = *limit;
   tier2_options.stop = &StopFlag();
+  tier2_options.keep_until_exit = true;  // freeing a large run's contexts would outlast the limit
   if (args.Has("tier2") || args.Has("split")) InstallStopSignals(SecondSignal::kKeepStopping);
   const std::string budget_text = *limit > 0 ? "up to " + FormatNumber(*limit, 1) + " s" : "no time limit";
   double tier2 = -1, split = -1;  // < 0: not run
