@@ -1,13 +1,19 @@
 // The random problems and enumerator limits that lower bounds are checked with
-// (tests/bound_admissibility_test.cc for tier 1, tests/tier2_test.cc for tier 2).
+// (tests/bound_admissibility_test.cc for tier 1, tests/tier2_test.cc for tier 2,
+// tests/split_tier2_test.cc for tier 2 by components), and the batch loop of the last two.
 #ifndef TILESCHED_TESTS_BOUND_PROBLEMS_H_
 #define TILESCHED_TESTS_BOUND_PROBLEMS_H_
 
 #include <cstdint>
+#include <string>
+#include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "brute_force.h"
 #include "random_problem.h"
+#include "tilesched/cost_model.h"
 
 namespace tilesched::testing {
 
@@ -54,6 +60,50 @@ inline BruteForceLimits AdmissibilityLimits() {
   limits.full_cost_calls = 10000;
   limits.max_cost_calls = 400000;
   return limits;
+}
+
+// Random problems (BoundProblemOptions) from seed `first` on, each in every mode of `modes`:
+// `compute(problem, mode)` returns a Run (with a BruteForceResult `optimum`), on two threads in
+// batches of 32; then, in seed order, `check(problem, mode index, run)` for every run whose
+// optimum the enumerator found (a problem counts only when it found one in every mode). Stops
+// after `wanted` problems counted, at a fatal failure, or after 4 x wanted seeds; returns how
+// many counted.
+template <typename Run, typename Compute, typename Check>
+int CheckRandomBoundProblems(uint64_t first, int wanted, const std::vector<CostModes>& modes,
+                             Compute compute, Check check) {
+  constexpr uint64_t kBatch = 32;
+  int problems = 0;
+  for (uint64_t start = first; problems < wanted && start < first + 4 * wanted; start += kBatch) {
+    std::vector<std::vector<Run>> batch(kBatch);
+    auto solve = [&](uint64_t worker) {
+      for (uint64_t i = worker; i < kBatch; i += 2) {
+        const uint64_t seed = start + i;
+        const Problem problem = RandomProblem(seed, BoundProblemOptions(seed));
+        for (const CostModes& m : modes) batch[i].push_back(compute(problem, m));
+      }
+    };
+    std::thread helper(solve, 1);
+    solve(0);
+    helper.join();
+    for (uint64_t i = 0; i < kBatch && problems < wanted; ++i) {
+      const uint64_t seed = start + i;
+      const Problem problem = RandomProblem(seed, BoundProblemOptions(seed));
+      bool all_found = true;
+      for (size_t mi = 0; mi < modes.size(); ++mi) {
+        SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(modes[mi]));
+        const Run& run = batch[i][mi];
+        EXPECT_TRUE(run.optimum.error.empty()) << run.optimum.error;
+        if (!run.optimum.found) {
+          all_found = false;
+          continue;
+        }
+        check(problem, mi, run);
+        if (::testing::Test::HasFatalFailure()) return problems;
+      }
+      if (all_found) ++problems;
+    }
+  }
+  return problems;
 }
 
 }  // namespace tilesched::testing

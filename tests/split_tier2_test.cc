@@ -81,37 +81,15 @@ TEST(SplitTier2, BelowBruteForceOptimumOnRandomProblems) {
     search::SplitTier2Result split;
     int components = 0;
   };
-  int problems = 0;
   int64_t runs = 0, split_runs = 0, converged = 0, at_optimum = 0;
-  constexpr uint64_t kBatch = 32;
   // Seeds from 7,001: other problems than the tier-1 and tier-2 tests'.
-  for (uint64_t first = 7001; problems < wanted && first < 7001 + 4 * wanted; first += kBatch) {
-    std::vector<std::vector<Run>> batch(kBatch);
-    auto solve = [&](uint64_t worker) {
-      for (uint64_t i = worker; i < kBatch; i += 2) {
-        const uint64_t seed = first + i;
-        const Problem problem = testing::RandomProblem(seed, testing::BoundProblemOptions(seed));
-        for (const CostModes& m : modes) {
-          batch[i].push_back({testing::BruteForceOptimum(problem, m, testing::AdmissibilityLimits()),
-                              Split(problem, m), Components(problem, m)});
-        }
-      }
-    };
-    std::thread helper(solve, 1);
-    solve(0);
-    helper.join();
-    for (uint64_t i = 0; i < kBatch && problems < wanted; ++i) {
-      const uint64_t seed = first + i;
-      const Problem problem = testing::RandomProblem(seed, testing::BoundProblemOptions(seed));
-      bool all_found = true;
-      for (size_t mi = 0; mi < modes.size(); ++mi) {
-        const Run& run = batch[i][mi];
-        SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(modes[mi]));
-        ASSERT_TRUE(run.optimum.error.empty()) << run.optimum.error;
-        if (!run.optimum.found) {
-          all_found = false;
-          continue;
-        }
+  const int problems = testing::CheckRandomBoundProblems<Run>(
+      7001, wanted, modes,
+      [](const Problem& problem, const CostModes& m) {
+        return Run{testing::BruteForceOptimum(problem, m, testing::AdmissibilityLimits()), Split(problem, m),
+                   Components(problem, m)};
+      },
+      [&](const Problem& problem, size_t, const Run& run) {
         ++runs;
         split_runs += run.components >= 2;
         converged += run.split.status == search::Tier2Status::kConverged;
@@ -121,10 +99,7 @@ TEST(SplitTier2, BelowBruteForceOptimumOnRandomProblems) {
             << "\nproblem: " << ProblemToJson(problem)
             << "\noptimum: " << SolutionToJson(run.optimum.schedule, {});
         if (run.split.value >= run.optimum.total * (1 - 1e-6)) ++at_optimum;
-      }
-      if (all_found) ++problems;
-    }
-  }
+      });
   std::printf("split tier 2: %d problems, %lld runs, %lld with two link components or more, "
               "converged in %lld, equal to the optimum in %lld\n",
               problems, static_cast<long long>(runs), static_cast<long long>(split_runs),

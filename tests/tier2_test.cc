@@ -70,38 +70,16 @@ TEST(Tier2, BelowBruteForceOptimumOnRandomProblems) {
     search::Tier2Result tier2;
     bool fused_only = false;
   };
-  int problems = 0;
   int64_t runs = 0, above_tier1 = 0, at_optimum = 0, fused_only = 0, converged = 0;
   std::vector<double> ratios;
-  constexpr uint64_t kBatch = 32;
   // Seeds from 5,001: other problems than the tier-1 test's.
-  for (uint64_t first = 5001; problems < wanted && first < 5001 + 4 * wanted; first += kBatch) {
-    std::vector<std::vector<Run>> batch(kBatch);
-    auto solve = [&](uint64_t worker) {
-      for (uint64_t i = worker; i < kBatch; i += 2) {
-        const uint64_t seed = first + i;
-        const Problem problem = testing::RandomProblem(seed, testing::BoundProblemOptions(seed));
-        for (const CostModes& m : modes) {
-          batch[i].push_back({testing::BruteForceOptimum(problem, m, testing::AdmissibilityLimits()),
-                              ComputeLowerBounds(problem, m).best(), Tier2(problem, m), FitsOnlyFused(problem, m)});
-        }
-      }
-    };
-    std::thread helper(solve, 1);
-    solve(0);
-    helper.join();
-    for (uint64_t i = 0; i < kBatch && problems < wanted; ++i) {
-      const uint64_t seed = first + i;
-      const Problem problem = testing::RandomProblem(seed, testing::BoundProblemOptions(seed));
-      bool all_found = true;
-      for (size_t mi = 0; mi < modes.size(); ++mi) {
-        const Run& run = batch[i][mi];
-        SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(modes[mi]));
-        ASSERT_TRUE(run.optimum.error.empty()) << run.optimum.error;
-        if (!run.optimum.found) {
-          all_found = false;
-          continue;
-        }
+  const int problems = testing::CheckRandomBoundProblems<Run>(
+      5001, wanted, modes,
+      [](const Problem& problem, const CostModes& m) {
+        return Run{testing::BruteForceOptimum(problem, m, testing::AdmissibilityLimits()),
+                   ComputeLowerBounds(problem, m).best(), Tier2(problem, m), FitsOnlyFused(problem, m)};
+      },
+      [&](const Problem& problem, size_t, const Run& run) {
         ++runs;
         fused_only += run.fused_only;
         converged += run.tier2.status == search::Tier2Status::kConverged;
@@ -112,10 +90,7 @@ TEST(Tier2, BelowBruteForceOptimumOnRandomProblems) {
         if (run.tier2.value > run.tier1 * (1 + 1e-6)) ++above_tier1;
         if (run.tier2.value >= run.optimum.total * (1 - 1e-6)) ++at_optimum;
         if (run.tier2.value > 0) ratios.push_back(run.optimum.total / run.tier2.value);
-      }
-      if (all_found) ++problems;
-    }
-  }
+      });
   std::sort(ratios.begin(), ratios.end());
   const double median = ratios.empty() ? 0 : ratios[ratios.size() / 2];
   std::printf("tier 2: %d problems, %lld runs (%lld where an op fits only fused), converged in %lld, above "
