@@ -11,6 +11,7 @@
 #include <chrono>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "bindings.h"
 #include "comparison.h"
@@ -51,34 +52,36 @@ std::pair<bool, std::string> EvaluateJson(const PyProblem& p, const Schedule& sc
   return {true, EvaluationToJson(*p.problem, schedule, *evaluation, readings.front(), bounds)};
 }
 
-// (`bound --json`, what tier 2 did): tier 1, and tier 2 (the covering LP, Tier2Bound) for up to
-// `time_limit` seconds when asked ("" without it).
-std::pair<std::string, std::string> BoundJson(const PyProblem& p, const std::string& rules,
-                                              const std::string& matmul_reduction,
-                                              const std::string& k_limit, bool tier2,
-                                              double time_limit) {
+// (`bound --json`, what tier 2 did, what tier 2 by components did): tier 1, tier 2 (the
+// covering LP, Tier2Bound) and tier 2 by link components (SplitTier2Bound) for up to
+// `time_limit` seconds each when asked ("" without them).
+std::tuple<std::string, std::string, std::string> BoundJson(const PyProblem& p, const std::string& rules,
+                                                            const std::string& matmul_reduction,
+                                                            const std::string& k_limit, bool tier2, bool split,
+                                                            double time_limit) {
   const CostModes modes = ParseModes(rules, matmul_reduction, k_limit);
-  // As `bound --tier2 --time-limit`: 0 runs until the LP converges (or Ctrl-C).
-  if (tier2 && time_limit < 0) throw py::value_error("time_limit must not be negative");
+  // As `bound --tier2 --split --time-limit`: 0 runs until the LP converges (or Ctrl-C).
+  if ((tier2 || split) && time_limit < 0) throw py::value_error("time_limit must not be negative");
   const auto start = std::chrono::steady_clock::now();
   std::atomic<bool> stop{false};
   std::optional<LowerBounds> bounds;
   std::optional<search::Tier2Result> run;
+  std::optional<search::SplitTier2Result> split_run;
   auto raised = RunInterruptible(
       [&] {
         bounds = ComputeLowerBounds(*p.problem, modes);
-        if (!tier2) return;
         search::Tier2Options options;
         options.modes = modes;
         options.time_limit = time_limit;
         options.stop = &stop;
-        run = search::Tier2Bound(*p.problem, options);
+        if (tier2) run = search::Tier2Bound(*p.problem, options);
+        if (split) split_run = search::SplitTier2Bound(*p.problem, options);
       },
       stop);
   RaiseIfInterrupted(raised);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {LowerBoundsToJson(*bounds, modes, seconds, run ? run->value : -1),
-          run ? search::Tier2Summary(*run) : ""};
+  return {LowerBoundsToJson(*bounds, modes, seconds, run ? run->value : -1, split_run ? split_run->value : -1),
+          run ? search::Tier2Summary(*run) : "", split_run ? search::SplitTier2Summary(*split_run) : ""};
 }
 
 // The plan of `tilesched sweep --plan PLAN ...`: the plan file (may be ""), then the keyword
@@ -197,7 +200,7 @@ void BindWorkflows(py::module_& m) {
   m.def("evaluate", &EvaluateJson, py::arg("problem"), py::arg("schedule"), py::arg("rules"),
         py::arg("matmul_reduction"), py::arg("k_limit"));
   m.def("bound", &BoundJson, py::arg("problem"), py::arg("rules"), py::arg("matmul_reduction"),
-        py::arg("k_limit"), py::arg("tier2"), py::arg("time_limit"));
+        py::arg("k_limit"), py::arg("tier2"), py::arg("split"), py::arg("time_limit"));
   m.def("sweep", &Sweep, py::arg("plan"), py::arg("definition"), py::arg("hardware"), py::arg("jobs"),
         py::arg("shard"), py::arg("output"), py::arg("resume"));
   m.def("sweep_points", &SweepPoints, py::arg("plan"), py::arg("definition"), py::arg("hardware"),

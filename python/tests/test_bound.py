@@ -34,6 +34,17 @@ def test_tier2_same_as_the_command(cli, path):
     assert without_time(got) == without_time(expected)
 
 
+def test_split_same_as_the_command(cli):
+    # Benchmark 7 has four link components; priced apart they meet its golden schedule.
+    expected = cli.json("bound", benchmark(7), "--json", "--split", "--time-limit", 60)
+    got = tilesched.bound(benchmark(7), split=True, time_limit=60)
+    assert got["split"] == expected["split"] == got["lower_bound"]
+    assert got["set_by"] == "split"
+    assert got["split"] <= 130764.79999999999
+    assert "4 link components" in got.pop("split_summary")
+    assert "tier2" not in got
+
+
 def test_a_schedule_never_beats_the_bound():
     problem = tilesched.Problem.load(benchmark(3))
     result = tilesched.schedule(problem, iterations=50)
@@ -48,5 +59,7 @@ def test_bad_input(cli):
     with pytest.raises(ValueError) as error:
         tilesched.bound(benchmark(1), tier2=True, time_limit=-1)
     assert cli.error("bound", benchmark(1), "--tier2", "--time-limit", -1) == "--" + str(error.value).replace("_", "-")
+    with pytest.raises(ValueError):
+        tilesched.bound(benchmark(1), split=True, time_limit=-1)
     with pytest.raises(ValueError):
         tilesched.bound("/nonexistent.json")

@@ -155,22 +155,26 @@ def evaluate(problem, schedule, *, rules="contest", matmul_reduction="full_k", k
     return Rows(data["modes"])
 
 
-def bound(problem, *, tier2=False, time_limit=120.0, rules="contest", matmul_reduction="full_k",
-          k_limit="native"):
+def bound(problem, *, tier2=False, split=False, time_limit=120.0, rules="contest",
+          matmul_reduction="full_k", k_limit="native"):
     """The lower bound on every valid schedule's latency (as `tilesched bound --json`).
 
-    Returns a dict: lower_bound (the largest part), every part (compute, io, traffic, mixed,
-    phase, capacity, coupled, shared, squeeze, held), modes, time_s, and with tier2=True also
-    tier2, the covering LP's certified bound after up to time_limit seconds (0: until the LP
-    converges; docs/bounds.md),
-    and tier2_summary, what it did (converged or stopped, contexts priced). A schedule whose
-    latency equals lower_bound is optimal. Ctrl-C raises KeyboardInterrupt.
+    Returns a dict: lower_bound (the largest part), set_by (the part that sets it), every part
+    (compute, io, traffic, mixed, phase, capacity, coupled, shared, squeeze, held), modes,
+    time_s; with tier2=True also tier2, the covering LP's certified bound after up to
+    time_limit seconds (0: until the LP converges; docs/bounds.md), and tier2_summary, what it
+    did (converged or stopped, contexts priced); with split=True also split, the same LP on
+    each link component of the graph, summed (docs/bounds.md "Tier 2 by components"; any size,
+    up to time_limit seconds too), and split_summary. A schedule whose latency equals
+    lower_bound is optimal. Ctrl-C raises KeyboardInterrupt.
     """
-    text, summary = _core.bound(_problem(problem), rules, matmul_reduction, k_limit, tier2,
-                                float(time_limit))
+    text, summary, split_summary = _core.bound(_problem(problem), rules, matmul_reduction, k_limit,
+                                               tier2, split, float(time_limit))
     result = json.loads(text)
     if tier2:
         result["tier2_summary"] = summary
+    if split:
+        result["split_summary"] = split_summary
     return result
 
 
