@@ -323,6 +323,7 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
     ctx.Note("split tier 2: " + SplitTier2Summary(split) + "; bound " + std::to_string(split.value));
     if (split.value > bound) {
       bound = split.value;
+      bound_source = "tier 2 by link components";
       tolerance = kTier2BoundTolerance;
       set_target();
       const double target = bound * (1 + options.gap) * (1 + tolerance);

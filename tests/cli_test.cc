@@ -424,6 +424,8 @@ TEST(CliBoundText, ScheduleProvesOptimalByComponents) {
   EXPECT_NE(text.find("\"optimal\": true"), std::string::npos) << text;
   EXPECT_NEAR(JsonNumber(text, "latency"), 130764.8, 1e-6);
   EXPECT_GT(JsonNumber(text, "lower_bound"), 130764.8 * (1 - search::kTier2BoundTolerance));
+  // The last line names the part that set the bound (it said tier 1's part before).
+  EXPECT_NE(run.err.find("(tier 2 by link components), gap"), std::string::npos) << run.err;
   const ToolRun off = Tilesched({"schedule", Benchmark(7), "-o", dir.File("s2.json"), "--iterations", "20",
                                  "--summary", dir.File("off.json")},
                                 dir);
