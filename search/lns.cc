@@ -15,7 +15,7 @@ void RunLns(SearchContext& ctx, int64_t windows, double stop_at) {
   Draft current = *start;
   if (!RecostDraft(ctx.problem, ctx.coster, &current)) return;
   std::mt19937_64 rng(ctx.options.seed * 0x2545f4914f6cdd1dULL + 17);
-  int64_t tried = 0, improved = 0;
+  int64_t tried = 0, improved = 0, failed = 0;
   for (int64_t i = 0; windows == 0 || i < windows; ++i) {
     if (ctx.budget.Expired() || ctx.budget.Elapsed() >= stop_at) break;
     const size_t n = current.stages.size();
@@ -32,6 +32,7 @@ void RunLns(SearchContext& ctx, int64_t windows, double stop_at) {
     }
     ++tried;
     auto out = ReoptimizeWindow(ctx, current, first, last, ctx.options.lns_width);
+    if (!out) ++failed;
     if (out && out->total < current.total - 1e-9 * std::max(1.0, current.total)) {
       current = std::move(*out);
       ++improved;
@@ -39,7 +40,7 @@ void RunLns(SearchContext& ctx, int64_t windows, double stop_at) {
     }
   }
   ctx.Note("lns: " + std::to_string(tried) + " windows, " + std::to_string(improved) +
-           " improvements; best " + std::to_string(ctx.incumbent.BestTotal()));
+           " improvements, " + std::to_string(failed) + " with no valid schedule (or no change); best " + std::to_string(ctx.incumbent.BestTotal()));
 }
 
 }  // namespace tilesched::search

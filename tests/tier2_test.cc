@@ -205,6 +205,47 @@ TEST(Tier2, HandComputedThreeReadersOfOneInput) {
 // slice and Y's buffer. That is the only schedule: X loaded, Y stored, max(1.5, 2) = 2.
 // RunSearch cannot start on it (its first schedule is one op per subgraph); tier 2 starts its LP
 // with Q's unfit singleton at a big cost and converges at 2.
+// (e) An attention head's last three ops, as `tilesched generate transformer --layers 1 --heads 1
+// --seq 512 --width 512 --capacity 303000 --bandwidth 10` writes them (ops 5-7, the scores S and
+// the weights V, Wo as inputs): softmax(S) -> P, P @ V -> A, A @ Wo -> Y, every tensor 512 x 512.
+// softmax -> P @ V is never fusable (rule 7b, K = 512), so P is stored or retained, and A is
+// retained only by a subgraph that holds it (262,144 elements) beside what it has resident:
+// P resident and A retained do not fit together (capacity 303,000). Tier 1 prices each as free
+// (its traffic part charges a resident operand 0 for every reader, Lemma M7) and ends at
+// 272,793.6; the optimum, which the exact mode proves, stores P and retains A: 393,216.
+// Tier 2's contexts check that R' and r fit together (X6), so it sees the conflict.
+Problem AttentionTail() {
+  ProblemBuilder b(/*capacity=*/303000, /*bandwidth=*/10);
+  const int s = b.Tensor(512, 512), probs = b.Tensor(512, 512), v = b.Tensor(512, 512);
+  const int a = b.Tensor(512, 512), wo = b.Tensor(512, 512), y = b.Tensor(512, 512);
+  b.Pointwise({s}, probs, 2304);
+  b.MatMul(probs, v, a, 4096);
+  b.MatMul(a, wo, y, 4096);
+  return b.Build();
+}
+
+TEST(Tier2, SeesThatAResidentInputAndARetainedOutputMustFitTogether) {
+  const Problem p = AttentionTail();
+  const double tier1 = ComputeLowerBounds(p, {}).best();
+  const search::Tier2Result tier2 = Tier2(p, {});
+  EXPECT_EQ(tier2.status, search::Tier2Status::kConverged);
+  search::SearchOptions options;
+  options.strategy = "exact";
+  options.threads = 1;
+  const auto found = search::RunSearch(p, options);
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  const search::SearchResult& optimum = found.value();
+  ASSERT_TRUE(optimum.lower_bound >= optimum.total * (1 - 1e-12)) << "the exact mode did not close";
+  EXPECT_NEAR(optimum.total, 393216, 1e-6);
+  const auto evaluation = Evaluate(p, optimum.schedule, {});
+  ASSERT_TRUE(evaluation.ok()) << evaluation.status().message();
+  EXPECT_NEAR(evaluation->total, 393216, 1e-6);
+  EXPECT_LE(tier1, optimum.total);
+  EXPECT_LE(tier2.value, optimum.total);
+  // Tier 2 closes 80% of tier 1's gap here (377,651.2 when this was written).
+  EXPECT_GT(tier2.value, tier1 + 0.8 * (optimum.total - tier1));
+}
+
 Problem FusedOnly() {
   ProblemBuilder b(/*capacity=*/2, /*bandwidth=*/1, /*native=*/1);
   const int x = b.Tensor(1, 1), t = b.Tensor(1, 1), u = b.Tensor(1, 1), y = b.Tensor(1, 1);
