@@ -117,7 +117,7 @@ const std::map<std::string, KeySpec>& Keys() {
       {"iterations", {"work budget per strategy (0 = until the time limit)", IntSetter("iterations", &SearchOptions::iterations, 0, int64_t{1} << 40)}},
       {"gap", {"stop once within this relative gap of the lower bound (0 = when proven optimal, negative = never)", DoubleSetter("gap", &SearchOptions::gap, -1, 1e6)}},
       {"tier2_first", {"seconds of tier 2 of the bound before the search (0 = off; at most half the time limit)", DoubleSetter("tier2_first", &SearchOptions::tier2_first, 0, kAnySeconds)}},
-      {"split_tier2", {"share of the time left for tier 2 by link components after greedy (0 = off; only with a time limit)", DoubleSetter("split_tier2", &SearchOptions::split_tier2, 0, 0.9)}},
+      {"split_tier2", {"share of the time left for tier 2 after greedy, of the whole problem within its reach, else by link components (0 = off; only with a time limit)", DoubleSetter("split_tier2", &SearchOptions::split_tier2, 0, 0.9)}},
       {"threads", {"worker threads (0 = all)", IntSetter("threads", &SearchOptions::threads, 0, 1024)}},
       {"seed", {"random seed", IntSetter("seed", &SearchOptions::seed, 0, int64_t{1} << 62)}},
       {"beam_width", {"beam states kept per layer", IntSetter("beam_width", &SearchOptions::beam_width, 1, 1 << 20)}},

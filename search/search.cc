@@ -309,21 +309,43 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
     }
   }
   if (strategy->greedy_first) RunGreedy(ctx);
-  // SearchOptions::split_tier2: tier 2 by link components, on a share of the time left, when
-  // greedy has not already met the bound and the components within tier 2's reach cover half of
-  // the ops (search/split_tier2.cc).
-  if (options.split_tier2 > 0 && budget.has_deadline() && !budget.Expired() && !reached.load() &&
-      SplitTier2Pays(problem, options.modes)) {
-    Tier2Options split_options;
-    split_options.modes = options.modes;
-    split_options.time_limit = options.split_tier2 * budget.Remaining();
-    split_options.stop = hooks.stop;
-    split_options.max_tile_configs = options.exact_max_tile_configs;
-    const SplitTier2Result split = SplitTier2Bound(problem, split_options);
-    ctx.Note("split tier 2: " + SplitTier2Summary(split) + "; bound " + std::to_string(split.value));
-    if (split.value > bound) {
-      bound = split.value;
-      bound_source = "tier 2 by link components";
+  // SearchOptions::split_tier2: tier 2 on a share of the time left, after greedy, when greedy has
+  // not already met the bound (and --tier2-first did not run it): of the whole problem when it
+  // is within tier 2's reach (64 ops and tensors), else by link components when the components
+  // within reach cover half of the ops (search/split_tier2.cc). The whole problem's LP has
+  // every column of the components' and none of their relaxations, so where both converge it
+  // is at least as high (docs/bounds.md "Where it is used").
+  if (options.split_tier2 > 0 && options.tier2_first <= 0 && budget.has_deadline() &&
+      !budget.Expired() && !reached.load()) {
+    Tier2Options share_options;
+    share_options.modes = options.modes;
+    share_options.stop = hooks.stop;
+    share_options.max_tile_configs = options.exact_max_tile_configs;
+    double found = 0;
+    std::string found_by;
+    bool whole_reached = false;
+    {
+      share_options.time_limit = options.split_tier2 * budget.Remaining();
+      const Tier2Result tier2 = Tier2Bound(problem, share_options);  // at once when above 64
+      whole_reached = tier2.status != Tier2Status::kTooManyOps &&
+                      tier2.status != Tier2Status::kTooManyOpSets &&
+                      tier2.status != Tier2Status::kTooManyContexts;
+      if (whole_reached) ctx.Note("tier 2: " + Tier2Summary(tier2));
+      found = tier2.value;
+      found_by = "tier 2";
+    }
+    if (!whole_reached && !budget.Expired() && SplitTier2Pays(problem, options.modes)) {
+      share_options.time_limit = options.split_tier2 * budget.Remaining();
+      const SplitTier2Result split = SplitTier2Bound(problem, share_options);
+      ctx.Note("split tier 2: " + SplitTier2Summary(split) + "; bound " + std::to_string(split.value));
+      if (split.value > found) {
+        found = split.value;
+        found_by = "tier 2 by link components";
+      }
+    }
+    if (found > bound) {
+      bound = found;
+      bound_source = found_by;
       tolerance = kTier2BoundTolerance;
       set_target();
       const double target = bound * (1 + options.gap) * (1 + tolerance);

@@ -60,10 +60,11 @@ struct SearchOptions {
   // for up to this many seconds, at most half the time limit; the search then stops as soon as it
   // meets that bound (within `gap`). 0: off. Problems above 64 ops or tensors get nothing from it.
   double tier2_first = 0;
-  // After greedy, tier 2 by link components (SplitTier2Bound, docs/bounds.md "Tier 2 by
-  // components") for at most this share of the time left, when it pays: the problem has two
-  // link components or more and those within tier 2's reach (64 ops and tensors) hold half of
-  // its ops or more. Only with a time limit; the search then stops once it meets that bound
+  // After greedy, tier 2 for at most this share of the time left: of the whole problem
+  // (Tier2Bound) when it is within tier 2's reach (64 ops and tensors, 1,000,000 op sets), else
+  // by link components (SplitTier2Bound, docs/bounds.md "Tier 2 by components") when that pays:
+  // two link components or more, and those within reach hold half of the ops or more. Only with
+  // a time limit and without `tier2_first`; the search then stops once it meets that bound
   // (within `gap`). 0: off.
   double split_tier2 = 0.2;
 
