@@ -40,7 +40,8 @@ void RunLns(SearchContext& ctx, int64_t windows, double stop_at) {
     }
   }
   ctx.Note("lns: " + std::to_string(tried) + " windows, " + std::to_string(improved) +
-           " improvements, " + std::to_string(failed) + " with no valid schedule (or no change); best " + std::to_string(ctx.incumbent.BestTotal()));
+           " improvements, " + std::to_string(failed) + " with no valid schedule (or no change); best " +
+           std::to_string(ctx.incumbent.BestTotal()));
 }
 
 }  // namespace tilesched::search

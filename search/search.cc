@@ -321,19 +321,14 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
     share_options.modes = options.modes;
     share_options.stop = hooks.stop;
     share_options.max_tile_configs = options.exact_max_tile_configs;
-    double found = 0;
-    std::string found_by;
-    bool whole_reached = false;
-    {
-      share_options.time_limit = options.split_tier2 * budget.Remaining();
-      const Tier2Result tier2 = Tier2Bound(problem, share_options);  // at once when above 64
-      whole_reached = tier2.status != Tier2Status::kTooManyOps &&
-                      tier2.status != Tier2Status::kTooManyOpSets &&
-                      tier2.status != Tier2Status::kTooManyContexts;
-      if (whole_reached) ctx.Note("tier 2: " + Tier2Summary(tier2));
-      found = tier2.value;
-      found_by = "tier 2";
-    }
+    share_options.time_limit = options.split_tier2 * budget.Remaining();
+    const Tier2Result tier2 = Tier2Bound(problem, share_options);  // at once when above 64
+    const bool whole_reached = tier2.status != Tier2Status::kTooManyOps &&
+                               tier2.status != Tier2Status::kTooManyOpSets &&
+                               tier2.status != Tier2Status::kTooManyContexts;
+    if (whole_reached) ctx.Note("tier 2: " + Tier2Summary(tier2));
+    double found = tier2.value;
+    std::string found_by = "tier 2";
     if (!whole_reached && !budget.Expired() && SplitTier2Pays(problem, options.modes)) {
       share_options.time_limit = options.split_tier2 * budget.Remaining();
       const SplitTier2Result split = SplitTier2Bound(problem, share_options);

@@ -199,13 +199,7 @@ TEST(Tier2, HandComputedThreeReadersOfOneInput) {
   EXPECT_NEAR(optimum.total, /*3+2=*/5, 1e-12);
 }
 
-// (d) P1(X) -> T, P2(X) -> U, Q(T, U) -> Y, every tensor 1 x 1, native 1 x 1, base cost 0.5,
-// bandwidth 1, capacity 2. Q alone holds T's and U's slices and a tile buffer, 3 elements, with
-// T or U resident no fewer: it fits only fused with both producers, {P1, P2, Q} holding X's
-// slice and Y's buffer. That is the only schedule: X loaded, Y stored, max(1.5, 2) = 2.
-// RunSearch cannot start on it (its first schedule is one op per subgraph); tier 2 starts its LP
-// with Q's unfit singleton at a big cost and converges at 2.
-// (e) An attention head's last three ops, as `tilesched generate transformer --layers 1 --heads 1
+// An attention head's last three ops, as `tilesched generate transformer --layers 1 --heads 1
 // --seq 512 --width 512 --capacity 303000 --bandwidth 10` writes them (ops 5-7, the scores S and
 // the weights V, Wo as inputs): softmax(S) -> P, P @ V -> A, A @ Wo -> Y, every tensor 512 x 512.
 // softmax -> P @ V is never fusable (rule 7b, K = 512), so P is stored or retained, and A is
@@ -246,6 +240,12 @@ TEST(Tier2, SeesThatAResidentInputAndARetainedOutputMustFitTogether) {
   EXPECT_GT(tier2.value, tier1 + 0.8 * (optimum.total - tier1));
 }
 
+// (d) P1(X) -> T, P2(X) -> U, Q(T, U) -> Y, every tensor 1 x 1, native 1 x 1, base cost 0.5,
+// bandwidth 1, capacity 2. Q alone holds T's and U's slices and a tile buffer, 3 elements, with
+// T or U resident no fewer: it fits only fused with both producers, {P1, P2, Q} holding X's
+// slice and Y's buffer. That is the only schedule: X loaded, Y stored, max(1.5, 2) = 2.
+// RunSearch cannot start on it (its first schedule is one op per subgraph); tier 2 starts its LP
+// with Q's unfit singleton at a big cost and converges at 2.
 Problem FusedOnly() {
   ProblemBuilder b(/*capacity=*/2, /*bandwidth=*/1, /*native=*/1);
   const int x = b.Tensor(1, 1), t = b.Tensor(1, 1), u = b.Tensor(1, 1), y = b.Tensor(1, 1);

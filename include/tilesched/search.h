@@ -157,8 +157,9 @@ struct SearchResult {
   // ComputeLowerBounds(problem, modes).best(), or the larger bound the strategy proved.
   double lower_bound = 0;
   double strategy_bound = 0;  // the bound the strategy proved (exact, cover); 0: none
-  // Where lower_bound comes from: "tier 1, its held part", "tier 2" (tier2_first), "tier 2 by
-  // link components" (split_tier2), or "proved by exact" (a strategy's proof).
+  // Where lower_bound comes from: "tier 1, its held part", "tier 2" (tier2_first, or split_tier2
+  // on a problem within tier 2's reach), "tier 2 by link components" (split_tier2 otherwise), or
+  // "proved by exact" (a strategy's proof).
   std::string bound_source;
   double gap = 0;          // total / lower_bound - 1
   bool optimal = false;    // the total equals the lower bound: proven optimal
