@@ -1,6 +1,7 @@
 // The random problems and enumerator limits that lower bounds are checked with
 // (tests/bound_admissibility_test.cc for tier 1, tests/tier2_test.cc for tier 2,
-// tests/split_tier2_test.cc for tier 2 by components), and the batch loop of the last two.
+// tests/split_tier2_test.cc for tier 2 by components), the batch loop of the last two, and an
+// attention head's tail (tests/bound_retained_test.cc, tests/tier2_test.cc).
 #ifndef TILESCHED_TESTS_BOUND_PROBLEMS_H_
 #define TILESCHED_TESTS_BOUND_PROBLEMS_H_
 
@@ -13,9 +14,27 @@
 
 #include "brute_force.h"
 #include "random_problem.h"
+#include "test_util.h"
 #include "tilesched/cost_model.h"
 
 namespace tilesched::testing {
+
+// An attention head's last three ops, as `tilesched generate transformer --layers 1 --heads 1
+// --seq 512 --width 512 --capacity 303000 --bandwidth 10` writes them (ops 5-7, the scores S and
+// the weights V, Wo as inputs): softmax(S) -> P, P @ V -> A, A @ Wo -> Y, every tensor 512 x 512
+// (262,144 elements; one fits in fast memory, two never do). softmax -> P @ V is never fusable
+// (rule 7b, K = 512), so P is stored or retained, and A is retained only by a subgraph that holds
+// it beside what it has resident: P resident and A retained do not fit together. The optimum,
+// which the exact mode proves, stores P and retains A: 393,216.
+inline Problem AttentionTail() {
+  ProblemBuilder b(/*capacity=*/303000, /*bandwidth=*/10);
+  const int s = b.Tensor(512, 512), probs = b.Tensor(512, 512), v = b.Tensor(512, 512);
+  const int a = b.Tensor(512, 512), wo = b.Tensor(512, 512), y = b.Tensor(512, 512);
+  b.Pointwise({s}, probs, 2304);
+  b.MatMul(probs, v, a, 4096);
+  b.MatMul(a, wo, y, 4096);
+  return b.Build();
+}
 
 // Small problems for the enumerator, by seed: native 2 (3 in 5), 3 and 4 (1 in 5 each), with dims around
 // and between multiples of native (so tiles are clipped, K exceeds native k and split k

@@ -13,7 +13,7 @@
 //   compute: every op computed once over its whole output, each dimension paying exactly
 //            d / native (SPEC.md section 5; Lemma C1);
 //   io:      every graph input read once, every graph output written once (the old bound);
-//   traffic: the memory-traffic bound (Lemmas M1-M7): per op, the elements its first subgraph
+//   traffic: the memory-traffic bound (Lemmas M1-M8): per op, the elements its first subgraph
 //            must load (MatMul operands re-streamed once per tile row or column when the
 //            reduction is split; operands of recomputed producers), the stores of tensors that
 //            cross subgraphs, and the graph outputs, divided by the bandwidth;
@@ -44,7 +44,7 @@ namespace tilesched {
 struct LowerBounds {
   double compute = 0;   // Lemma C1
   double io = 0;
-  double traffic = 0;   // Lemmas M1-M7 (src/bound/traffic_bound.cc)
+  double traffic = 0;   // Lemmas M1-M8 (src/bound/traffic_bound.cc)
   double mixed = 0;     // Lemmas G1-G3 (src/bound/mixed_bound.cc)
   double phase = 0;     // Lemmas P1-P6 (src/bound/phase_bound.cc)
   double capacity = 0;  // traffic and mixed with Lemmas K1-K3 (capacity-aware charges)

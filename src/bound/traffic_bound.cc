@@ -1,4 +1,4 @@
-// The traffic bound's charge recursion (src/bound/traffic_bound.h; Lemmas M1-M7 of
+// The traffic bound's charge recursion (src/bound/traffic_bound.h; Lemmas M1-M8 of
 // docs/bounds.md, with K1-K3, S1-S3, H1-H2 and L1 in its variants).
 //
 // Ops are charged in topological order, so a producer's charges are known when a reader prices
@@ -54,6 +54,10 @@ double TrafficBound::Run() {
     chi_[static_cast<size_t>(o)] = chi;
     total += chi;
   }
+  // Lemma M8 counts in whole transfers, which the mixed part's per-subgraph split (no stores)
+  // and the coupled part's compute (coupling) do not.
+  pair_gain_ = with_stores_ && coupling_ == 0 ? PairGains() : 0;
+  total += pair_gain_;
   // Lemma M1: every graph output is written at least once.
   if (with_stores_) {
     for (int t : p_.graph().graph_outputs()) total += static_cast<double>(p_.tensor(t).size());
@@ -138,6 +142,10 @@ TrafficBound::Arrival TrafficBound::ArriveBy(int c, const Role& r, int t, bool f
   // whatever else is held (Lemma H1).
   const bool no_big = std::find(held.begin(), held.end(), kNoBig) != held.end();
   a.may_reside = producer >= 0 && !(no_big && Big(p_, t));
+  // Lemma M8: a case in which t cannot be resident in c's first subgraph.
+  if (first && c == no_reside_op_ && std::find(no_reside_.begin(), no_reside_.end(), t) != no_reside_.end()) {
+    a.may_reside = false;
+  }
   const bool can_reside =
       a.may_reside && (a.is_held || p_.tensor(t).size() + HeldSize(p_, held) < hw_.fast_memory_capacity);
   if (can_reside) a.best = 0;
@@ -287,6 +295,142 @@ int TrafficBound::SameShapeMatMulReaders(int c, int t) const {
     if (std::find(readers.begin(), readers.end(), u.op) == readers.end()) readers.push_back(u.op);
   }
   return static_cast<int>(readers.size());
+}
+
+// Lemma M8: op o's charge for its first subgraph (as in Run()) when the tensors `no_reside` may
+// not arrive resident there; per role in `per_role` when given.
+double TrafficBound::FirstCharge(int o, const std::vector<int>& no_reside, std::vector<double>* per_role) {
+  no_reside_op_ = o;
+  no_reside_ = no_reside;
+  double chi = std::numeric_limits<double>::infinity();
+  for (const Role& r : Roles(o)) {
+    const double cost = OpCost(o, r, /*first=*/true, {});
+    if (per_role != nullptr) per_role->push_back(cost);
+    if (own_kinds_.empty() || (own_kinds_[static_cast<size_t>(o)] >> RoleKey(r.rows, r.cols) & 1)) {
+      chi = std::min(chi, cost);
+    }
+  }
+  no_reside_op_ = -1;
+  no_reside_.clear();
+  return chi;
+}
+
+// Lemma M8, case (c): the loads op q (role index `at`) makes in a subgraph that recomputes it
+// for no reader present and retains a tensor of `retained` elements, counting only operands
+// q alone reads (no other op's charge can cover them there); with the producers of such
+// operands computed inside, recursively.
+double TrafficBound::PrivateLoads(int q, int at, int64_t retained, std::map<std::pair<int, int>, double>* memo) {
+  const auto key = std::make_pair(q, at);
+  const auto it = memo->find(key);
+  if (it != memo->end()) return it->second;
+  const Op& op = p_.op(q);
+  const Role& r = roles_.Roles(q).roles[static_cast<size_t>(at)];
+  std::vector<int> operands;
+  for (int t : op.inputs) {
+    if (std::find(operands.begin(), operands.end(), t) == operands.end()) operands.push_back(t);
+  }
+  double total = 0;
+  for (const int t : operands) {
+    std::vector<Slot> slots;
+    bool alone = true;
+    for (const Use& u : roles_.Uses(t)) {
+      if (u.op == q) {
+        slots.push_back(u.slot);
+      } else {
+        alone = false;
+      }
+    }
+    if (!alone) continue;
+    double multiplier = 1;
+    for (Slot s : slots) multiplier = std::max(multiplier, reloads_.Multiplier(q, t, s, r, /*first=*/false));
+    double best = roles_.AlphaLoad(t) * static_cast<double>(p_.tensor(t).size()) * multiplier;
+    const int producer = p_.producer(t);
+    // Resident next to the retained tensor (X6: both whole at every step).
+    if (producer >= 0 && p_.tensor(t).size() + retained <= hw_.fast_memory_capacity) best = 0;
+    if (producer >= 0 && best > 0) {
+      double inside = 0;
+      for (Slot s : slots) {
+        const Role d = Demanded(op.type, s, r, roles_.Root(q));
+        const int dat = roles_.Roles(producer).Find(d.rows, d.cols);
+        if (dat < 0 || !roles_.Allowed(producer, d)) {
+          inside = std::numeric_limits<double>::infinity();
+          break;
+        }
+        inside = std::max(inside, PrivateLoads(producer, dat, retained, memo));
+      }
+      best = std::min(best, inside);
+    }
+    total += best;
+  }
+  memo->emplace(key, total);
+  return total;
+}
+
+// Lemma M8 for op c, the only reader d of its output u, and `apart`: c's produced operands that
+// cannot be resident while u is retained. The least of the three cases' extra charges.
+double TrafficBound::PairGain(int c, int d, const std::vector<int>& apart) {
+  const int u = p_.op(c).output;
+  // (a) c's first subgraph retains u for d: no tensor of `apart` resident there.
+  const double extra_a = FirstCharge(c, apart, nullptr) - chi_[static_cast<size_t>(c)];
+  // (b) u is not resident in d's first subgraph. Readers that compute d inside price its
+  // excess over chi(d) per role, so the extra is also at most each role's.
+  std::vector<double> per_role;
+  double extra_b = FirstCharge(d, {u}, &per_role) - chi_[static_cast<size_t>(d)];
+  if (!roles_.Uses(p_.op(d).output).empty()) {
+    for (size_t i = 0; i < per_role.size(); ++i) {
+      const double base = cost_first_[static_cast<size_t>(d)][i];
+      if (base < std::numeric_limits<double>::infinity()) extra_b = std::min(extra_b, per_role[i] - base);
+    }
+  }
+  // (c) a later subgraph recomputes c with u as a retained sink: c in a (T, T) role there.
+  double extra_c = std::numeric_limits<double>::infinity();
+  std::map<std::pair<int, int>, double> memo;
+  const auto& roles = roles_.Roles(c).roles;
+  for (size_t i = 0; i < roles.size(); ++i) {
+    if (roles[i].rows != DimKind::kTile || roles[i].cols != DimKind::kTile) continue;
+    extra_c = std::min(extra_c, PrivateLoads(c, static_cast<int>(i), p_.tensor(u).size(), &memo));
+  }
+  if (extra_c == std::numeric_limits<double>::infinity()) extra_c = 0;
+  return std::max(0.0, std::min({extra_a, extra_b, extra_c}));
+}
+
+// Lemma M8 over the whole graph: candidate pairs (c, the only reader of c's output), the
+// largest gains first, each op in at most one chosen pair.
+double TrafficBound::PairGains() {
+  struct Pair {
+    double gain;
+    int c, d;
+  };
+  std::vector<Pair> pairs;
+  const int64_t capacity = hw_.fast_memory_capacity;
+  for (int c = 0; c < p_.num_ops(); ++c) {
+    const int u = p_.op(c).output;
+    const auto& uses = roles_.Uses(u);
+    if (uses.empty() || p_.tensor(u).size() >= capacity) continue;
+    const int d = uses[0].op;
+    if (std::any_of(uses.begin(), uses.end(), [d](const Use& x) { return x.op != d; })) continue;
+    std::vector<int> apart;
+    for (int t : p_.op(c).inputs) {
+      if (p_.producer(t) >= 0 && p_.tensor(t).size() + p_.tensor(u).size() > capacity &&
+          std::find(apart.begin(), apart.end(), t) == apart.end()) {
+        apart.push_back(t);
+      }
+    }
+    if (apart.empty()) continue;
+    const double gain = PairGain(c, d, apart);
+    if (gain > 0) pairs.push_back({gain, c, d});
+  }
+  std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
+    return a.gain != b.gain ? a.gain > b.gain : a.c < b.c;
+  });
+  std::vector<bool> used(static_cast<size_t>(p_.num_ops()), false);
+  double total = 0;
+  for (const Pair& pair : pairs) {
+    if (used[static_cast<size_t>(pair.c)] || used[static_cast<size_t>(pair.d)]) continue;
+    used[static_cast<size_t>(pair.c)] = used[static_cast<size_t>(pair.d)] = true;
+    total += pair.gain;
+  }
+  return total;
 }
 
 double TiledCompute(const Problem& p, const TrafficBound& tb, int o, MatmulReduction mode) {

@@ -1,8 +1,10 @@
-// The traffic bound of docs/bounds.md (Lemmas M1-M7) and its variants: every op is charged the
+// The traffic bound of docs/bounds.md (Lemmas M1-M8) and its variants: every op is charged the
 // traffic of its first subgraph (the first subgraph of the schedule that contains it),
 // minimized over everything that subgraph could be: the op's role there (role_graph.h) and,
 // per operand, how the operand arrives (loaded from slow memory, resident, or computed inside
-// by its producer). Shares (alpha, beta) keep one transfer from being charged twice.
+// by its producer). Shares (alpha, beta) keep one transfer from being charged twice. Lemma M8
+// adds, per op whose output has one reader, what a resident operand and the retained output
+// cannot both save.
 //
 // Entry points: TrafficBound(problem, modes, ...).Run() (one pass: the sum of the charges, in
 // elements); TrafficLowerBound(problem, modes) (the part `traffic`, in elements) and
@@ -49,8 +51,11 @@ class TrafficBound {
   TrafficBound(const Problem& problem, const CostModes& modes, bool with_stores = true,
                std::vector<uint16_t> own_kinds = {}, Variant variant = Variant::kPlain, double coupling = 0);
 
-  // The sum of every op's charge, plus the graph outputs' stores with `with_stores` (elements).
+  // The sum of every op's charge, plus the graph outputs' stores with `with_stores` (elements),
+  // plus Lemma M8's gains with `with_stores` and no coupling.
   double Run();
+  // After Run(): the part of Run()'s total that Lemma M8 added (elements).
+  double PairGain() const { return pair_gain_; }
 
   // After Run(): op o's charge (Lemma M7), its roles (Lemma M2), and the pair relations of
   // Lemmas M5 and M6.
@@ -75,6 +80,11 @@ class TrafficBound {
   double CapacityTotal(int c, const Role& r, const std::vector<CapOperand>& cap, int64_t held_size,
                        double compute, double total) const;
   int SameShapeMatMulReaders(int c, int t) const;
+  // Lemma M8: the gains of the chosen (op, reader) pairs; each op is in at most one pair.
+  double PairGains();
+  double PairGain(int c, int d, const std::vector<int>& apart);
+  double FirstCharge(int o, const std::vector<int>& no_reside, std::vector<double>* per_role);
+  double PrivateLoads(int q, int at, int64_t retained, std::map<std::pair<int, int>, double>* memo);
 
   const Problem& p_;
   const CostModes& modes_;
@@ -90,6 +100,11 @@ class TrafficBound {
   std::optional<ConeBigs> cones_;             // variant kHeld
   std::vector<std::vector<double>> cost_first_, cost_weak_;
   std::vector<double> chi_;
+  // Lemma M8: while no_reside_op_ is charged for its first subgraph, the tensors of
+  // no_reside_ may not arrive resident.
+  int no_reside_op_ = -1;
+  std::vector<int> no_reside_;
+  double pair_gain_ = 0;
   // Lemma H1: charges with tensors held, by (op, role, first, held).
   std::map<std::tuple<int, int, bool, Held>, double> memo_;
 };
@@ -102,7 +117,7 @@ double TiledCompute(const Problem& p, const TrafficBound& tb, int o, MatmulReduc
 // it was written. `tb` has run.
 std::vector<int> ForcedStores(const Problem& problem, const TrafficBound& tb);
 
-// Elements every schedule moves between slow and fast memory at least (Lemmas M1-M7); the part
+// Elements every schedule moves between slow and fast memory at least (Lemmas M1-M8); the part
 // `traffic` is this / bandwidth.
 double TrafficLowerBound(const Problem& problem, const CostModes& modes);
 
