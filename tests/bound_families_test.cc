@@ -26,6 +26,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bound_problems.h"
 #include "brute_force.h"
 #include "build_kind.h"
 #include "test_util.h"
@@ -73,13 +74,9 @@ Problem SharedInputProblem(uint64_t seed) {
 Problem HeadProblem(uint64_t seed) {
   std::mt19937_64 rng(seed);
   auto pick = [&](std::vector<int64_t> values) { return values[rng() % values.size()]; };
-  const int64_t native = pick({2, 3});
-  const int64_t r = pick({native, native + 1, 2 * native});
-  const int64_t k = pick({native + 1, 2 * native});
-  const int64_t size = r * r;
-  const int64_t capacity = size + pick({1, 2, r, 2 * r, size / 2, size - 1});
-  const double bandwidth = std::vector<double>{0.05, 0.25, 1}[rng() % 3];
-  ProblemBuilder b(std::max<int64_t>(capacity, 4), bandwidth, native);
+  const testing::TinyHead h = testing::PickTinyHead(rng);
+  const int64_t r = h.r, k = h.k;
+  ProblemBuilder b(std::max<int64_t>(h.capacity, 4), h.bandwidth, h.native);
   const int x = b.Tensor(r, k);
   if (rng() % 3 == 0) {
     // A join J = PW(PW(A), PW(B)) of two projections (Lemma H2: its two producers' cones

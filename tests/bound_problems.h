@@ -6,6 +6,7 @@
 #define TILESCHED_TESTS_BOUND_PROBLEMS_H_
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,14 +27,36 @@ namespace tilesched::testing {
 // (rule 7b, K = 512), so P is stored or retained, and A is retained only by a subgraph that holds
 // it beside what it has resident: P resident and A retained do not fit together. The optimum,
 // which the exact mode proves, stores P and retains A: 393,216.
-inline Problem AttentionTail() {
-  ProblemBuilder b(/*capacity=*/303000, /*bandwidth=*/10);
+// `capacity` 600,000 lets P and A fit together.
+inline Problem AttentionTail(int64_t capacity = 303000) {
+  ProblemBuilder b(capacity, /*bandwidth=*/10);
   const int s = b.Tensor(512, 512), probs = b.Tensor(512, 512), v = b.Tensor(512, 512);
   const int a = b.Tensor(512, 512), wo = b.Tensor(512, 512), y = b.Tensor(512, 512);
   b.Pointwise({s}, probs, 2304);
   b.MatMul(probs, v, a, 4096);
   b.MatMul(a, wo, y, 4096);
   return b.Build();
+}
+
+// The shape of the random heads of tests/bound_families_test.cc (Heads) and
+// tests/bound_retained_test.cc, drawn in this order: native 2-3, r x r intermediates (r from
+// native to 2 native), a reduction K above native, capacity between one intermediate and two,
+// bandwidth 0.05-1.
+struct TinyHead {
+  int64_t native, r, k, size, capacity;
+  double bandwidth;
+};
+
+inline TinyHead PickTinyHead(std::mt19937_64& rng) {
+  auto pick = [&](std::vector<int64_t> values) { return values[rng() % values.size()]; };
+  TinyHead h;
+  h.native = pick({2, 3});
+  h.r = pick({h.native, h.native + 1, 2 * h.native});
+  h.k = pick({h.native + 1, 2 * h.native});
+  h.size = h.r * h.r;
+  h.capacity = h.size + pick({1, 2, h.r, 2 * h.r, h.size / 2, h.size - 1});
+  h.bandwidth = std::vector<double>{0.05, 0.25, 1}[rng() % 3];
+  return h;
 }
 
 // Small problems for the enumerator, by seed: native 2 (3 in 5), 3 and 4 (1 in 5 each), with dims around

@@ -54,13 +54,7 @@ TEST(RetainedPairs, AttentionTailByHand) {
 // The same tail without the capacity problem: with room for P and A together (capacity
 // 600,000), no case of M8 exists and nothing is added.
 TEST(RetainedPairs, NoGainWhenBothFit) {
-  ProblemBuilder b(/*capacity=*/600000, /*bandwidth=*/10);
-  const int s = b.Tensor(512, 512), v = b.Tensor(512, 512), wo = b.Tensor(512, 512);
-  const int probs = b.Tensor(512, 512), a = b.Tensor(512, 512), y = b.Tensor(512, 512);
-  b.Pointwise({s}, probs, 2304);
-  b.MatMul(probs, v, a, 4096);
-  b.MatMul(a, wo, y, 4096);
-  const Problem p = b.Build();
+  const Problem p = testing::AttentionTail(/*capacity=*/600000);
   bound::TrafficBound traffic(p, {});
   traffic.Run();
   EXPECT_EQ(traffic.PairGain(), 0);
@@ -72,13 +66,9 @@ TEST(RetainedPairs, NoGainWhenBothFit) {
 Problem RetainedTailProblem(uint64_t seed) {
   std::mt19937_64 rng(seed);
   auto pick = [&](std::vector<int64_t> values) { return values[rng() % values.size()]; };
-  const int64_t native = pick({2, 3});
-  const int64_t r = pick({native, native + 1, 2 * native});
-  const int64_t k = pick({native + 1, 2 * native});
-  const int64_t size = r * r;
-  const int64_t capacity = size + pick({1, 2, r, 2 * r, size / 2, size - 1});
-  const double bandwidth = std::vector<double>{0.05, 0.25, 1}[rng() % 3];
-  ProblemBuilder b(std::max<int64_t>(capacity, 4), bandwidth, native);
+  const testing::TinyHead h = testing::PickTinyHead(rng);
+  const int64_t native = h.native, r = h.r, k = h.k;
+  ProblemBuilder b(std::max<int64_t>(h.capacity, 4), h.bandwidth, native);
   int p = -1, x1 = -1;
   if (rng() % 2 == 0) {
     const int s = b.Tensor(r, r);
