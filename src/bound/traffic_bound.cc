@@ -55,8 +55,10 @@ double TrafficBound::Run() {
     total += chi;
   }
   // Lemma M8 counts in whole transfers, which the mixed part's per-subgraph split (no stores)
-  // and the coupled part's compute (coupling) do not.
-  pair_gain_ = with_stores_ && coupling_ == 0 ? PairGains() : 0;
+  // and the coupled part's compute (coupling) do not. Not in the held variant: its readers
+  // price a producer computed inside with tensors held (H1-H2), and case (b)'s cap compares
+  // charges with nothing held (docs/bounds.md, Lemma M8, "Where it applies").
+  pair_gain_ = with_stores_ && coupling_ == 0 && !held_aware_ ? PairGains() : 0;
   total += pair_gain_;
   // Lemma M1: every graph output is written at least once.
   if (with_stores_) {

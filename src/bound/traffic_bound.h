@@ -52,7 +52,7 @@ class TrafficBound {
                std::vector<uint16_t> own_kinds = {}, Variant variant = Variant::kPlain, double coupling = 0);
 
   // The sum of every op's charge, plus the graph outputs' stores with `with_stores` (elements),
-  // plus Lemma M8's gains with `with_stores` and no coupling.
+  // plus Lemma M8's gains with `with_stores`, no coupling and a variant other than kHeld.
   double Run();
   // After Run(): the part of Run()'s total that Lemma M8 added (elements).
   double PairGain() const { return pair_gain_; }
