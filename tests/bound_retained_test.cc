@@ -102,45 +102,58 @@ Problem RetainedTailProblem(uint64_t seed) {
   return b.Build();
 }
 
-TEST(RetainedPairs, BelowBruteForceOptimumOnRandomTails) {
-  const int problems = testing::kInstrumentedBuild ? 8 : 200;
+// What a family of random tails did against the enumerator.
+struct TailCounts {
+  int runs = 0;    // runs with a valid schedule
+  int gained = 0;  // M8 adds to the traffic part
+  int raised = 0;  // ... and the traffic part is the bound only with that gain
+  int equal = 0;   // the bound equals the optimum
+};
+
+// Every problem of `make` (seeds 1..problems) in every mode of `modes`: the bound and every
+// part that Lemma M8 adds to, one by one, at most the enumerator's optimum.
+void CheckTails(Problem (*make)(uint64_t), int problems, const std::vector<CostModes>& modes, TailCounts* counts) {
   testing::BruteForceLimits limits;
   limits.full_cost_calls = 10000;
   limits.max_cost_calls = 400000;
-  int runs = 0, gained = 0, raised = 0, equal = 0;
   for (uint64_t seed = 1; seed <= static_cast<uint64_t>(problems); ++seed) {
-    const Problem p = RetainedTailProblem(seed);
-    for (const CostModes& m : AllModes()) {
+    const Problem p = make(seed);
+    for (const CostModes& m : modes) {
       SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(m));
       const testing::BruteForceResult optimum = testing::BruteForceOptimum(p, m, limits);
       ASSERT_TRUE(optimum.error.empty()) << optimum.error;
       if (!optimum.found) continue;
-      ++runs;
+      ++counts->runs;
       bound::TrafficBound traffic(p, m);
-      traffic.Run();
-      gained += traffic.PairGain() > 0;
+      const double total = traffic.Run();
+      counts->gained += traffic.PairGain() > 0;
       const LowerBounds bounds = ComputeLowerBounds(p, m);
-      ASSERT_LE(bounds.best(), optimum.total * (1 + 1e-9))
-          << "the bound is above the optimum\nproblem: " << ProblemToJson(p)
-          << "\noptimum: " << SolutionToJson(optimum.schedule, {});
-      // Every part that Lemma M8 adds to, one by one.
-      for (const double part : {bounds.traffic, bounds.capacity, bounds.shared, bounds.held}) {
-        ASSERT_LE(part, optimum.total * (1 + 1e-9)) << "a part is above the optimum\nproblem: " << ProblemToJson(p);
+      for (const double part : {bounds.best(), bounds.traffic, bounds.capacity, bounds.shared, bounds.held}) {
+        ASSERT_LE(part, optimum.total * (1 + 1e-9))
+            << "above the optimum\nproblem: " << ProblemToJson(p)
+            << "\noptimum: " << SolutionToJson(optimum.schedule, {});
       }
       // Without the lemma's gain, would the traffic part be the bound? (How often M8 matters.)
-      const double without = (traffic.Run() - traffic.PairGain()) / p.hardware().slow_memory_bandwidth;
-      raised += traffic.PairGain() > 0 && bounds.traffic >= bounds.best() * (1 - 1e-9) &&
-                without < bounds.best() * (1 - 1e-9);
-      equal += bounds.best() >= optimum.total * (1 - 1e-9);
+      const double without = (total - traffic.PairGain()) / p.hardware().slow_memory_bandwidth;
+      counts->raised += traffic.PairGain() > 0 && bounds.traffic >= bounds.best() * (1 - 1e-9) &&
+                        without < bounds.best() * (1 - 1e-9);
+      counts->equal += bounds.best() >= optimum.total * (1 - 1e-9);
     }
   }
+}
+
+TEST(RetainedPairs, BelowBruteForceOptimumOnRandomTails) {
+  const int problems = testing::kInstrumentedBuild ? 8 : 200;
+  TailCounts counts;
+  CheckTails(RetainedTailProblem, problems, AllModes(), &counts);
+  if (HasFatalFailure()) return;
   std::printf("RetainedTails: %d problems, %d runs with a valid schedule, M8 adds to the traffic part in %d, "
               "sets the bound in %d; the bound equals the optimum in %d\n",
-              problems, runs, gained, raised, equal);
-  EXPECT_GT(runs, problems * 4);
+              problems, counts.runs, counts.gained, counts.raised, counts.equal);
+  EXPECT_GT(counts.runs, problems * 4);
   // The family exists to exercise the lemma.
-  EXPECT_GE(gained, runs / 25);
-  EXPECT_GT(raised, 0);
+  EXPECT_GE(counts.gained, counts.runs / 25);
+  EXPECT_GT(counts.raised, 0);
 }
 
 // Two counterexamples to Lemma M8 in the held pass, where it is not used: a reader that prices
@@ -261,34 +274,15 @@ TEST(RetainedPairs, BelowBruteForceOptimumOnTwoTails) {
   // Eight ops make the enumerator slow (about 6 s per problem in all eight modes), so the
   // default modes and rules=algebra only, on a few problems.
   const int problems = testing::kInstrumentedBuild ? 2 : 16;
-  testing::BruteForceLimits limits;
-  limits.full_cost_calls = 10000;
-  limits.max_cost_calls = 400000;
   CostModes algebra;
   algebra.rules = Rules::kAlgebra;
-  int runs = 0, gained = 0;
-  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(problems); ++seed) {
-    const Problem p = TwoTailsProblem(seed);
-    for (const CostModes& m : {CostModes{}, algebra}) {
-      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(m));
-      const testing::BruteForceResult optimum = testing::BruteForceOptimum(p, m, limits);
-      ASSERT_TRUE(optimum.error.empty()) << optimum.error;
-      if (!optimum.found) continue;
-      ++runs;
-      bound::TrafficBound traffic(p, m);
-      traffic.Run();
-      gained += traffic.PairGain() > 0;
-      const LowerBounds bounds = ComputeLowerBounds(p, m);
-      for (const double part : {bounds.best(), bounds.traffic, bounds.capacity, bounds.shared, bounds.held}) {
-        ASSERT_LE(part, optimum.total * (1 + 1e-9))
-            << "problem: " << ProblemToJson(p) << "\noptimum: " << SolutionToJson(optimum.schedule, {});
-      }
-    }
-  }
+  TailCounts counts;
+  CheckTails(TwoTailsProblem, problems, {CostModes{}, algebra}, &counts);
+  if (HasFatalFailure()) return;
   std::printf("TwoTails: %d problems, %d runs with a valid schedule, M8 adds to the traffic part in %d\n", problems,
-              runs, gained);
-  EXPECT_GT(runs, problems);
-  EXPECT_GT(gained, 0);
+              counts.runs, counts.gained);
+  EXPECT_GT(counts.runs, problems);
+  EXPECT_GT(counts.gained, 0);
 }
 
 }  // namespace
