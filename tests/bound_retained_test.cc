@@ -282,7 +282,11 @@ TEST(RetainedPairs, BelowBruteForceOptimumOnTwoTails) {
   std::printf("TwoTails: %d problems, %d runs with a valid schedule, M8 adds to the traffic part in %d\n", problems,
               counts.runs, counts.gained);
   EXPECT_GT(counts.runs, problems);
-  EXPECT_GT(counts.gained, 0);
+  // The sanitizer builds' two problems check memory safety only; the plain build's 16 have
+  // the lemma at work (10 of 32 runs when written).
+  if (!testing::kInstrumentedBuild) {
+    EXPECT_GT(counts.gained, 0);
+  }
 }
 
 }  // namespace
