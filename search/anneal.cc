@@ -8,6 +8,7 @@
 
 #include "moves.h"
 #include "context.h"
+#include "retention.h"
 
 namespace tilesched::search {
 
@@ -64,6 +65,8 @@ ChainResult RunChain(SearchContext& ctx, const Draft& start, uint64_t chain, int
     ctx.CountMoves(1);
     if (!RecostChanged(ctx.problem, ctx.coster, current, &*next)) continue;
     ++stats.valid;
+    // A move leaves its neighbours' retention as it was: choose it again around the change.
+    OptimizeChangedRetention(ctx.problem, ctx.coster, current, &*next);
     const double delta = next->total - current.total;
     if (delta <= 0 || std::uniform_real_distribution<double>(0, 1)(rng) < std::exp(-delta / temp)) {
       ++stats.accepted;

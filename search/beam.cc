@@ -24,6 +24,7 @@
 
 #include "context.h"
 #include "hashing.h"
+#include "retention.h"
 #include "tilesched/bitset.h"
 #include "tilesched/graph.h"
 
@@ -518,6 +519,9 @@ bool RunBeam(SearchContext& ctx, int width, double max_seconds) {
   }
   ctx.Note("beam width " + std::to_string(width) + ": " + std::to_string(draft->total) + " in " +
            std::to_string(draft->stages.size()) + " subgraphs");
+  if (OptimizeRetention(ctx.problem, ctx.coster, &*draft, 0, draft->stages.size())) {
+    ctx.Note("beam width " + std::to_string(width) + " retention: " + std::to_string(draft->total));
+  }
   ctx.incumbent.Offer(*draft, "beam");
   return true;
 }
@@ -546,6 +550,9 @@ std::optional<Draft> ReoptimizeWindow(SearchContext& ctx, const Draft& draft, si
   Draft out = std::move(*window);
   for (size_t s = last; s < draft.stages.size(); ++s) out.stages.push_back(draft.stages[s]);
   if (!RecostChanged(ctx.problem, ctx.coster, draft, &out)) return std::nullopt;
+  // The beam chooses each boundary's retention as it appends a stage; choose the window's again
+  // as a chain, from the stage before it to the one after it.
+  OptimizeChangedRetention(ctx.problem, ctx.coster, draft, &out);
   return out;
 }
 

@@ -144,4 +144,24 @@ bool OptimizeRetention(const Problem& problem, SubgraphCoster& coster, Draft* dr
   return true;
 }
 
+StageRange ChangedStages(const Draft& before, const Draft& after) {
+  auto same = [](const Stage& a, const Stage& b) { return a.plan == b.plan && a.retained == b.retained; };
+  const size_t nb = before.stages.size(), na = after.stages.size();
+  size_t front = 0;
+  while (front < nb && front < na && same(before.stages[front], after.stages[front])) ++front;
+  if (front == na && na == nb) return {};
+  size_t back = 0;
+  while (back + front < nb && back + front < na &&
+         same(before.stages[nb - 1 - back], after.stages[na - 1 - back])) {
+    ++back;
+  }
+  return {front > 0 ? front - 1 : 0, std::min(na, na - back + 1)};
+}
+
+bool OptimizeChangedRetention(const Problem& problem, SubgraphCoster& coster, const Draft& before,
+                              Draft* after) {
+  const StageRange range = ChangedStages(before, *after);
+  return OptimizeRetention(problem, coster, after, range.first, range.last);
+}
+
 }  // namespace tilesched::search

@@ -8,7 +8,9 @@
 // programming), exact over the options each boundary offers: every subset of the tensors the
 // next stage reads from it when there are at most kMaxSubsetTensors of them (else none, all,
 // and each alone), always with the current choice and the tensors the next stage can only get
-// this way (consumed inside the stage, so never written).
+// this way (consumed inside the stage, so never written). ChangedStages(before, after) and
+// OptimizeChangedRetention(problem, coster, before, after) do the same around the stages a move
+// or a re-solved window changed.
 #ifndef TILESCHED_SEARCH_RETENTION_H_
 #define TILESCHED_SEARCH_RETENTION_H_
 
@@ -35,6 +37,22 @@ bool RetentionStaysValid(const Problem& problem, const Stage& cur, const Stage& 
 // first - 1 stays as it is.
 bool OptimizeRetention(const Problem& problem, SubgraphCoster& coster, Draft* draft, size_t first,
                        size_t last);
+
+// The boundaries around the stages of `after` that differ from `before` (the draft it was
+// derived from, by plan or by retention): [first, last) from the stage before the first changed
+// stage to the stage after the last changed one, last <= after.stages.size(). Stages before
+// `first` and after `last` have the same plans and retention in both drafts, as they are
+// matched from each end; first == last when the drafts are the same.
+struct StageRange {
+  size_t first = 0, last = 0;
+};
+StageRange ChangedStages(const Draft& before, const Draft& after);
+
+// OptimizeRetention over ChangedStages(before, after): a move that merges, splits or moves ops
+// leaves the retention of the stages around it as it was, which is rarely the best for the new
+// stages. `after` must be re-costed (RecostChanged). Returns true when its total fell.
+bool OptimizeChangedRetention(const Problem& problem, SubgraphCoster& coster, const Draft& before,
+                              Draft* after);
 
 }  // namespace tilesched::search
 

@@ -1,6 +1,7 @@
 // OptimizeRetention (search/retention.h): the dynamic program over a chain of stages is
 // checked against every retention choice, each re-costed by RecostDraft and judged by
-// Evaluate(), on small random problems in every mode.
+// Evaluate(), on small random problems in every mode; so is OptimizeChangedRetention around
+// the stages an annealing move changed.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +14,7 @@
 
 #include "coster.h"
 #include "draft.h"
+#include "moves.h"
 #include "plan_cache.h"
 #include "random_problem.h"
 #include "retention.h"
@@ -35,14 +37,24 @@ std::vector<int> Keepable(const search::Draft& draft, size_t s) {
   return keepable;
 }
 
-// The cheapest valid draft over every subset at every boundary in [first, last) (the other
-// boundaries as in `draft`); infinity when none is valid.
+// Keepable, and what stage s retains now (a move can leave a tensor the next stage also
+// computes itself).
+std::vector<int> Retainable(const search::Draft& draft, size_t s) {
+  const std::vector<int> keep = s + 1 < draft.stages.size() ? Keepable(draft, s) : std::vector<int>{};
+  std::vector<int> either;
+  std::set_union(keep.begin(), keep.end(), draft.stages[s].retained.begin(),
+                 draft.stages[s].retained.end(), std::back_inserter(either));
+  return either;
+}
+
+// The cheapest valid draft over every subset of what boundary s may retain, at every boundary
+// in [first, last) (the other boundaries as in `draft`); infinity when none is valid.
 double BestOverEveryRetention(const Problem& problem, search::SubgraphCoster& coster,
                               const search::Draft& draft, size_t first, size_t last) {
   std::vector<std::vector<int>> keepable;
   size_t bits = 0;
   for (size_t s = first; s < last; ++s) {
-    keepable.push_back(s + 1 < draft.stages.size() ? Keepable(draft, s) : std::vector<int>{});
+    keepable.push_back(Retainable(draft, s));
     bits += keepable.back().size();
   }
   double best = std::numeric_limits<double>::infinity();
@@ -136,6 +148,76 @@ TEST(Retention, DynamicProgramMatchesEveryChoiceOnSmallChains) {
   EXPECT_GT(chains, 300);
   EXPECT_GT(windows, 100);
   EXPECT_GT(improved, chains / 10);  // the test compares choices that matter
+}
+
+// After each annealing move on a chain whose retention the dynamic program chose, the stages
+// outside ChangedStages are the draft's as they were, and OptimizeChangedRetention finds the
+// best retention over every subset at the boundaries it covers (the others as they are).
+TEST(Retention, ChangedRetentionIsExactAroundEveryMove) {
+  int moves = 0, exact = 0, improved = 0;
+  search::Rng rng(7);
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    testing::RandomProblemOptions options;
+    options.min_ops = 4;
+    options.max_ops = 7;
+    const Problem problem = testing::RandomProblem(seed, options);
+    for (const CostModes& modes : testing::AllModes()) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(modes) + "\nproblem: " +
+                   ProblemToJson(problem));
+      const CostModel model(problem, modes);
+      search::ModelCoster coster(model);
+      search::PlanCache plans(problem);
+      auto singles = search::SingletonDraft(problem, plans, coster);
+      if (!singles.ok()) continue;
+      search::Draft start = PairedDraft(problem, plans, coster, *singles);
+      search::OptimizeRetention(problem, coster, &start, 0, start.stages.size());
+      for (const auto& move : search::AllMoves()) {
+        for (int attempt = 0; attempt < 3; ++attempt) {
+          auto next = move->Apply(start, problem, plans, rng);
+          if (!next || !search::RecostChanged(problem, coster, start, &*next)) continue;
+          SCOPED_TRACE(std::string("move ") + move->name());
+          const search::StageRange range = search::ChangedStages(start, *next);
+          const size_t na = next->stages.size(), nb = start.stages.size();
+          ASSERT_LE(range.first, range.last);
+          ASSERT_LE(range.last, na);
+          for (size_t s = 0; s < range.first; ++s) {
+            EXPECT_EQ(next->stages[s].plan, start.stages[s].plan);
+            EXPECT_EQ(next->stages[s].retained, start.stages[s].retained);
+          }
+          for (size_t back = 0; range.last + 1 + back < na; ++back) {
+            EXPECT_EQ(next->stages[na - 1 - back].plan, start.stages[nb - 1 - back].plan);
+            EXPECT_EQ(next->stages[na - 1 - back].retained, start.stages[nb - 1 - back].retained);
+          }
+          // Every subset is an option where a boundary offers at most kMaxSubsetTensors (3)
+          // tensors; a merge can make a stage that offers more, where the program is a
+          // heuristic and only the brute force's minimum bounds it.
+          size_t most = 0, bits = 0;
+          for (size_t s = range.first; s < range.last; ++s) {
+            most = std::max(most, Retainable(*next, s).size());
+            bits += Retainable(*next, s).size();
+          }
+          if (bits > 12) continue;
+          const double before = next->total;
+          const double best = BestOverEveryRetention(problem, coster, *next, range.first, range.last);
+          const bool fell = search::OptimizeChangedRetention(problem, coster, start, &*next);
+          ExpectJudgedEqual(problem, coster, *next, modes);
+          EXPECT_LE(next->total, before * (1 + 1e-12));
+          EXPECT_EQ(fell, next->total < before * (1 - 1e-9));
+          EXPECT_GE(next->total, best * (1 - 1e-9));
+          if (most <= 3) {
+            EXPECT_NEAR(next->total, best, 1e-9 * best);
+            ++exact;
+          }
+          ++moves;
+          improved += fell;
+        }
+      }
+    }
+  }
+  std::printf("changed retention: %d moves, %d exact, %d improved\n", moves, exact, improved);
+  EXPECT_GT(moves, 300);
+  EXPECT_GT(exact, moves / 2);
+  EXPECT_GT(improved, moves / 50);  // the moves leave retention that matters
 }
 
 }  // namespace
