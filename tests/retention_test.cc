@@ -108,11 +108,13 @@ void ExpectJudgedEqual(const Problem& problem, search::SubgraphCoster& coster,
   EXPECT_NEAR(evaluation->total, draft.total, 1e-9 * draft.total);
 }
 
-TEST(Retention, DynamicProgramMatchesEveryChoiceOnSmallChains) {
-  int chains = 0, improved = 0, windows = 0;
-  for (uint64_t seed = 1; seed <= 60; ++seed) {
+// Calls body(problem, modes, coster, plans, singles) on random problems of min_ops to 7 ops
+// (seeds 1 to `seeds`) in every mode, where each op fits alone.
+template <typename Body>
+void ForEachRandomProblem(uint64_t seeds, int min_ops, Body body) {
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
     testing::RandomProblemOptions options;
-    options.min_ops = 3;
+    options.min_ops = min_ops;
     options.max_ops = 7;
     const Problem problem = testing::RandomProblem(seed, options);
     for (const CostModes& modes : testing::AllModes()) {
@@ -123,27 +125,36 @@ TEST(Retention, DynamicProgramMatchesEveryChoiceOnSmallChains) {
       search::PlanCache plans(problem);
       auto singles = search::SingletonDraft(problem, plans, coster);
       if (!singles.ok()) continue;  // an op fits only fused
-      for (const search::Draft& start : {*singles, PairedDraft(problem, plans, coster, *singles)}) {
-        const size_t n = start.stages.size();
-        // The whole chain, then a window inside it (its first stage after a kept retention).
-        for (auto [first, last] : {std::pair<size_t, size_t>{0, n}, {n / 3, n - 1}}) {
-          if (first >= last) continue;
-          const double before = start.total;
-          const double best = BestOverEveryRetention(problem, coster, start, first, last);
-          search::Draft draft = start;
-          const bool fell = search::OptimizeRetention(problem, coster, &draft, first, last);
-          ExpectJudgedEqual(problem, coster, draft, modes);
-          // Never worse than the choice it started from, and exact: every boundary of these
-          // chains offers at most kMaxSubsetTensors tensors, so every subset is an option.
-          EXPECT_LE(draft.total, before * (1 + 1e-12));
-          EXPECT_EQ(fell, draft.total < before * (1 - 1e-9));
-          EXPECT_NEAR(draft.total, best, 1e-9 * best);
-          improved += fell;
-          ++(first == 0 ? chains : windows);
-        }
-      }
+      body(problem, modes, coster, plans, *singles);
     }
   }
+}
+
+TEST(Retention, DynamicProgramMatchesEveryChoiceOnSmallChains) {
+  int chains = 0, improved = 0, windows = 0;
+  ForEachRandomProblem(60, 3, [&](const Problem& problem, const CostModes& modes,
+                                  search::SubgraphCoster& coster, search::PlanCache& plans,
+                                  const search::Draft& singles) {
+    for (const search::Draft& start : {singles, PairedDraft(problem, plans, coster, singles)}) {
+      const size_t n = start.stages.size();
+      // The whole chain, then a window inside it (its first stage after a kept retention).
+      for (auto [first, last] : {std::pair<size_t, size_t>{0, n}, {n / 3, n - 1}}) {
+        if (first >= last) continue;
+        const double before = start.total;
+        const double best = BestOverEveryRetention(problem, coster, start, first, last);
+        search::Draft draft = start;
+        const bool fell = search::OptimizeRetention(problem, coster, &draft, first, last);
+        ExpectJudgedEqual(problem, coster, draft, modes);
+        // Never worse than the choice it started from, and exact: every boundary of these
+        // chains offers at most kMaxSubsetTensors tensors, so every subset is an option.
+        EXPECT_LE(draft.total, before * (1 + 1e-12));
+        EXPECT_EQ(fell, draft.total < before * (1 - 1e-9));
+        EXPECT_NEAR(draft.total, best, 1e-9 * best);
+        improved += fell;
+        ++(first == 0 ? chains : windows);
+      }
+    }
+  });
   std::printf("retention: %d chains, %d windows, %d improved\n", chains, windows, improved);
   EXPECT_GT(chains, 300);
   EXPECT_GT(windows, 100);
@@ -156,64 +167,53 @@ TEST(Retention, DynamicProgramMatchesEveryChoiceOnSmallChains) {
 TEST(Retention, ChangedRetentionIsExactAroundEveryMove) {
   int moves = 0, exact = 0, improved = 0;
   search::Rng rng(7);
-  for (uint64_t seed = 1; seed <= 40; ++seed) {
-    testing::RandomProblemOptions options;
-    options.min_ops = 4;
-    options.max_ops = 7;
-    const Problem problem = testing::RandomProblem(seed, options);
-    for (const CostModes& modes : testing::AllModes()) {
-      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(modes) + "\nproblem: " +
-                   ProblemToJson(problem));
-      const CostModel model(problem, modes);
-      search::ModelCoster coster(model);
-      search::PlanCache plans(problem);
-      auto singles = search::SingletonDraft(problem, plans, coster);
-      if (!singles.ok()) continue;
-      search::Draft start = PairedDraft(problem, plans, coster, *singles);
-      search::OptimizeRetention(problem, coster, &start, 0, start.stages.size());
-      for (const auto& move : search::AllMoves()) {
-        for (int attempt = 0; attempt < 3; ++attempt) {
-          auto next = move->Apply(start, problem, plans, rng);
-          if (!next || !search::RecostChanged(problem, coster, start, &*next)) continue;
-          SCOPED_TRACE(std::string("move ") + move->name());
-          const search::StageRange range = search::ChangedStages(start, *next);
-          const size_t na = next->stages.size(), nb = start.stages.size();
-          ASSERT_LE(range.first, range.last);
-          ASSERT_LE(range.last, na);
-          for (size_t s = 0; s < range.first; ++s) {
-            EXPECT_EQ(next->stages[s].plan, start.stages[s].plan);
-            EXPECT_EQ(next->stages[s].retained, start.stages[s].retained);
-          }
-          for (size_t back = 0; range.last + 1 + back < na; ++back) {
-            EXPECT_EQ(next->stages[na - 1 - back].plan, start.stages[nb - 1 - back].plan);
-            EXPECT_EQ(next->stages[na - 1 - back].retained, start.stages[nb - 1 - back].retained);
-          }
-          // Every subset is an option where a boundary offers at most kMaxSubsetTensors (3)
-          // tensors; a merge can make a stage that offers more, where the program is a
-          // heuristic and only the brute force's minimum bounds it.
-          size_t most = 0, bits = 0;
-          for (size_t s = range.first; s < range.last; ++s) {
-            most = std::max(most, Retainable(*next, s).size());
-            bits += Retainable(*next, s).size();
-          }
-          if (bits > 12) continue;
-          const double before = next->total;
-          const double best = BestOverEveryRetention(problem, coster, *next, range.first, range.last);
-          const bool fell = search::OptimizeChangedRetention(problem, coster, start, &*next);
-          ExpectJudgedEqual(problem, coster, *next, modes);
-          EXPECT_LE(next->total, before * (1 + 1e-12));
-          EXPECT_EQ(fell, next->total < before * (1 - 1e-9));
-          EXPECT_GE(next->total, best * (1 - 1e-9));
-          if (most <= 3) {
-            EXPECT_NEAR(next->total, best, 1e-9 * best);
-            ++exact;
-          }
-          ++moves;
-          improved += fell;
+  ForEachRandomProblem(40, 4, [&](const Problem& problem, const CostModes& modes,
+                                  search::SubgraphCoster& coster, search::PlanCache& plans,
+                                  const search::Draft& singles) {
+    search::Draft start = PairedDraft(problem, plans, coster, singles);
+    search::OptimizeRetention(problem, coster, &start, 0, start.stages.size());
+    for (const auto& move : search::AllMoves()) {
+      for (int attempt = 0; attempt < 3; ++attempt) {
+        auto next = move->Apply(start, problem, plans, rng);
+        if (!next || !search::RecostChanged(problem, coster, start, &*next)) continue;
+        SCOPED_TRACE(std::string("move ") + move->name());
+        const search::StageRange range = search::ChangedStages(start, *next);
+        const size_t na = next->stages.size(), nb = start.stages.size();
+        ASSERT_LE(range.first, range.last);
+        ASSERT_LE(range.last, na);
+        for (size_t s = 0; s < range.first; ++s) {
+          EXPECT_EQ(next->stages[s].plan, start.stages[s].plan);
+          EXPECT_EQ(next->stages[s].retained, start.stages[s].retained);
         }
+        for (size_t back = 0; range.last + 1 + back < na; ++back) {
+          EXPECT_EQ(next->stages[na - 1 - back].plan, start.stages[nb - 1 - back].plan);
+          EXPECT_EQ(next->stages[na - 1 - back].retained, start.stages[nb - 1 - back].retained);
+        }
+        // Every subset is an option where a boundary offers at most kMaxSubsetTensors (3)
+        // tensors; a merge can make a stage that offers more, where the program is a heuristic
+        // and only the brute force's minimum bounds it.
+        size_t most = 0, bits = 0;
+        for (size_t s = range.first; s < range.last; ++s) {
+          most = std::max(most, Retainable(*next, s).size());
+          bits += Retainable(*next, s).size();
+        }
+        if (bits > 12) continue;
+        const double before = next->total;
+        const double best = BestOverEveryRetention(problem, coster, *next, range.first, range.last);
+        const bool fell = search::OptimizeChangedRetention(problem, coster, start, &*next);
+        ExpectJudgedEqual(problem, coster, *next, modes);
+        EXPECT_LE(next->total, before * (1 + 1e-12));
+        EXPECT_EQ(fell, next->total < before * (1 - 1e-9));
+        EXPECT_GE(next->total, best * (1 - 1e-9));
+        if (most <= 3) {
+          EXPECT_NEAR(next->total, best, 1e-9 * best);
+          ++exact;
+        }
+        ++moves;
+        improved += fell;
       }
     }
-  }
+  });
   std::printf("changed retention: %d moves, %d exact, %d improved\n", moves, exact, improved);
   EXPECT_GT(moves, 300);
   EXPECT_GT(exact, moves / 2);
