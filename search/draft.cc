@@ -52,24 +52,30 @@ bool RecostDraft(const Problem& problem, SubgraphCoster& coster, Draft* draft) {
   return true;
 }
 
-bool RecostChanged(const Problem& problem, SubgraphCoster& coster, const Draft& before,
-                   Draft* after) {
-  if (!DraftIsConsistent(problem, *after)) return false;
-  const size_t nb = before.stages.size(), na = after->stages.size();
+MatchedEnds MatchEnds(const Draft& before, const Draft& after) {
+  const size_t nb = before.stages.size(), na = after.stages.size();
   auto same = [](const Stage& a, const Stage& b) { return a.plan == b.plan && a.retained == b.retained; };
   // Stage i of both drafts is unchanged when it and everything before it is the same.
   size_t front = 0;
-  while (front < nb && front < na && same(before.stages[front], after->stages[front])) ++front;
+  while (front < nb && front < na && same(before.stages[front], after.stages[front])) ++front;
   // Stage i from the back is unchanged when it and its predecessor's retention are the same.
   size_t back = 0;
   while (back + front < nb && back + front < na) {
     const size_t b = nb - 1 - back, a = na - 1 - back;
-    if (!same(before.stages[b], after->stages[a])) break;
+    if (!same(before.stages[b], after.stages[a])) break;
     const std::vector<int>& rb = b ? before.stages[b - 1].retained : std::vector<int>();
-    const std::vector<int>& ra = a ? after->stages[a - 1].retained : std::vector<int>();
+    const std::vector<int>& ra = a ? after.stages[a - 1].retained : std::vector<int>();
     if (rb != ra) break;
     ++back;
   }
+  return {front, back};
+}
+
+bool RecostChanged(const Problem& problem, SubgraphCoster& coster, const Draft& before,
+                   Draft* after) {
+  if (!DraftIsConsistent(problem, *after)) return false;
+  const size_t na = after->stages.size();
+  const auto [front, back] = MatchEnds(before, *after);
   static const std::vector<int> kNone;
   for (size_t s = front; s + back < na; ++s) {
     const std::vector<int>& resident = s ? after->stages[s - 1].retained : kNone;

@@ -35,8 +35,17 @@ struct Draft {
 // valid schedule or some stage no longer fits.
 bool RecostDraft(const Problem& problem, SubgraphCoster& coster, Draft* draft);
 
+// How many stages at each end of `after` are those of `before` (the draft it was derived from):
+// the first `front` stages have the same plans and retention, and so do the last `back`, each
+// also after the same retention (so with the same resident set); front + back <= both sizes.
+struct MatchedEnds {
+  size_t front = 0, back = 0;
+};
+MatchedEnds MatchEnds(const Draft& before, const Draft& after);
+
 // Like RecostDraft, but re-configures only the stages whose ops, retention or resident set
-// differ from `before` (the draft `after` was derived from); the others keep their choices.
+// differ from `before` (the draft `after` was derived from; MatchEnds); the others keep their
+// choices.
 bool RecostChanged(const Problem& problem, SubgraphCoster& coster, const Draft& before,
                    Draft* after);
 

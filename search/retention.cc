@@ -145,16 +145,9 @@ bool OptimizeRetention(const Problem& problem, SubgraphCoster& coster, Draft* dr
 }
 
 StageRange ChangedStages(const Draft& before, const Draft& after) {
-  auto same = [](const Stage& a, const Stage& b) { return a.plan == b.plan && a.retained == b.retained; };
-  const size_t nb = before.stages.size(), na = after.stages.size();
-  size_t front = 0;
-  while (front < nb && front < na && same(before.stages[front], after.stages[front])) ++front;
-  if (front == na && na == nb) return {};
-  size_t back = 0;
-  while (back + front < nb && back + front < na &&
-         same(before.stages[nb - 1 - back], after.stages[na - 1 - back])) {
-    ++back;
-  }
+  const size_t na = after.stages.size();
+  const auto [front, back] = MatchEnds(before, after);
+  if (front == na && na == before.stages.size()) return {};
   return {front > 0 ? front - 1 : 0, std::min(na, na - back + 1)};
 }
 

@@ -39,10 +39,10 @@ bool OptimizeRetention(const Problem& problem, SubgraphCoster& coster, Draft* dr
                        size_t last);
 
 // The boundaries around the stages of `after` that differ from `before` (the draft it was
-// derived from, by plan or by retention): [first, last) from the stage before the first changed
-// stage to the stage after the last changed one, last <= after.stages.size(). Stages before
-// `first` and after `last` have the same plans and retention in both drafts, as they are
-// matched from each end; first == last when the drafts are the same.
+// derived from, by plan or by retention; MatchEnds): [first, last) from the stage before the
+// first changed stage to the stage after the last changed one, last <= after.stages.size().
+// Stages before `first` and after `last` have the same plans and retention in both drafts;
+// first == last when the drafts are the same.
 struct StageRange {
   size_t first = 0, last = 0;
 };
