@@ -71,7 +71,7 @@ ChainResult RunChain(SearchContext& ctx, const Draft& start, uint64_t chain, int
     if (delta <= 0 || std::uniform_real_distribution<double>(0, 1)(rng) < std::exp(-delta / temp)) {
       ++stats.accepted;
       current = std::move(*next);
-      if (current.total < result.best.total - 1e-9) {
+      if (Improves(current.total, result.best.total)) {
         ++stats.improved;
         last_best = i;
         result.best = current;

@@ -142,6 +142,11 @@ struct SearchContext {
 
 // Strategies (each improves the incumbent within the budget).
 void RunGreedy(SearchContext& ctx);
+// SearchOptions::greedy_restarts runs of greedy with every fusion benefit scaled by a random
+// factor (SearchOptions::greedy_noise), each from the singletons with its own RNG stream and
+// with the retention pass, in parallel; each result is offered, in restart order. The
+// portfolio runs them after its beams, before LNS and annealing.
+void RunGreedyRestarts(SearchContext& ctx);
 // Beam search of width `width`; returns false when it found no complete schedule (also when
 // `max_seconds` ran out first).
 bool RunBeam(SearchContext& ctx, int width,

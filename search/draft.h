@@ -7,6 +7,7 @@
 #ifndef TILESCHED_SEARCH_DRAFT_H_
 #define TILESCHED_SEARCH_DRAFT_H_
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,10 @@ struct Draft {
   std::vector<Stage> stages;
   double total = 0;
 };
+
+// Whether a total is lower than `best` by more than rounding: a relative 1e-9, the one test of
+// an improvement (the incumbent, LNS, annealing's chain bests, the retention program).
+inline bool Improves(double total, double best) { return total < best - 1e-9 * std::max(1.0, best); }
 
 // Re-configures each stage for its context (resident = previous stage's retained) and checks
 // rules 3.1, 3.5 and 3.6. Returns false (draft unchanged in meaning) when the draft is not a

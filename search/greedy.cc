@@ -4,9 +4,19 @@
 // saves the most latency, benefit = cost(a) + cost(b) - cost(a u b), while the schedule stays
 // valid. Then choose what each subgraph retains for the next one, the best choice along the
 // whole chain (OptimizeRetention). Both phases are deterministic (ties break on stage ids).
+//
+// Restarts (RunGreedyRestarts, the portfolio's first step): the same fusion with every benefit
+// scaled by a random factor exp(noise x N(0, 1)), each restart with its own RNG stream, so the
+// fusion order, and with it the stages greedy settles on, differ; each gets the retention pass.
+// Fusion is blind to retention and settles in a local optimum the later moves rarely leave:
+// other fusion orders start the search elsewhere.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <queue>
+#include <random>
+
+#include <tbb/parallel_for.h>
 
 #include "context.h"
 #include "op_sets.h"
@@ -42,7 +52,9 @@ struct MergeOrder {
 // (the two stages' edges and their new neighbours), so fusion grows linearly with the graph.
 class Fusion {
  public:
-  Fusion(SearchContext& ctx, const Draft& start) : ctx_(ctx) {
+  // `noise` > 0: every benefit is scaled by exp(noise x N(0, 1)) drawn from `rng_seed`'s stream.
+  Fusion(SearchContext& ctx, const Draft& start, double noise = 0, uint64_t rng_seed = 0)
+      : ctx_(ctx), noise_(noise), rng_(rng_seed) {
     for (const Stage& s : start.stages) {
       slot_.push_back(static_cast<int>(stages_.size()));
       stages_.push_back(s);
@@ -143,8 +155,10 @@ class Fusion {
       if (plan == nullptr || HidesTensor(*plan)) continue;
       auto choice = ctx_.coster.Configure(*plan, {}, {});
       if (!choice) continue;
-      const double benefit = stages_[a].choice.latency + stages_[b].choice.latency - choice->latency;
-      if (benefit > 1e-9) heap_.push({benefit, a, b, plan, *choice});
+      double benefit = stages_[a].choice.latency + stages_[b].choice.latency - choice->latency;
+      if (benefit <= 1e-9) continue;
+      if (noise_ > 0) benefit *= std::exp(noise_ * std::normal_distribution<double>(0, 1)(rng_));
+      heap_.push({benefit, a, b, plan, *choice});
     }
   }
 
@@ -244,6 +258,8 @@ class Fusion {
   static constexpr size_t kMaxCoReaders = 16;
 
   SearchContext& ctx_;
+  const double noise_;
+  std::mt19937_64 rng_;
   std::vector<Stage> stages_;  // by id; merged stages get new ids
   std::vector<bool> alive_;
   // Schedule position of each stage: the singletons' topological index, inherited by a merge
@@ -282,6 +298,35 @@ void RunGreedy(SearchContext& ctx) {
   OptimizeRetention(ctx.problem, ctx.coster, &draft, 0, draft.stages.size());
   ctx.incumbent.Offer(draft, "greedy");
   ctx.Note("greedy retention: " + std::to_string(draft.total));
+}
+
+void RunGreedyRestarts(SearchContext& ctx) {
+  const int restarts = ctx.options.greedy_restarts;
+  if (restarts <= 0 || ctx.options.greedy_noise <= 0 || ctx.budget.Expired()) return;
+  ctx.Phase("greedy restarts");
+  auto start = SingletonDraft(ctx.problem, ctx.plans, ctx.coster);
+  if (!start.ok()) return;
+  const Draft singletons = std::move(start).value();
+  std::vector<Draft> found(static_cast<size_t>(restarts));
+  tbb::parallel_for(0, restarts, [&](int r) {
+    if (ctx.budget.Expired()) return;
+    Fusion fusion(ctx, singletons, ctx.options.greedy_noise,
+                  ctx.options.seed * 0x9e3779b97f4a7c15ULL + 0x5851f42d4c957f2dULL * static_cast<uint64_t>(r + 1));
+    fusion.Run();
+    Draft draft = fusion.Result();
+    OptimizeRetention(ctx.problem, ctx.coster, &draft, 0, draft.stages.size());
+    found[static_cast<size_t>(r)] = std::move(draft);
+  });
+  // Offered in restart order, so that the incumbent is the same at any thread count.
+  int improved = 0;
+  double best = std::numeric_limits<double>::infinity();
+  for (const Draft& draft : found) {
+    if (draft.stages.empty()) continue;  // not run: the budget ran out
+    best = std::min(best, draft.total);
+    if (ctx.incumbent.Offer(draft, "greedy:restart")) ++improved;
+  }
+  ctx.Note("greedy restarts: " + std::to_string(restarts) + " at noise " + std::to_string(ctx.options.greedy_noise) +
+           ", best " + std::to_string(best) + ", " + std::to_string(improved) + " improved the best schedule");
 }
 
 }  // namespace tilesched::search

@@ -33,7 +33,7 @@ void RunLns(SearchContext& ctx, int64_t windows, double stop_at) {
     ++tried;
     auto out = ReoptimizeWindow(ctx, current, first, last, ctx.options.lns_width);
     if (!out) ++failed;
-    if (out && out->total < current.total - 1e-9 * std::max(1.0, current.total)) {
+    if (out && Improves(out->total, current.total)) {
       current = std::move(*out);
       ++improved;
       ctx.incumbent.Offer(current, "lns");

@@ -120,6 +120,8 @@ const std::map<std::string, KeySpec>& Keys() {
       {"split_tier2", {"share of the time left for tier 2 after greedy, of the whole problem within its reach, else by link components (0 = off; only with a time limit)", DoubleSetter("split_tier2", &SearchOptions::split_tier2, 0, 0.9)}},
       {"threads", {"worker threads (0 = all)", IntSetter("threads", &SearchOptions::threads, 0, 1024)}},
       {"seed", {"random seed", IntSetter("seed", &SearchOptions::seed, 0, int64_t{1} << 62)}},
+      {"greedy_restarts", {"greedy fusions with perturbed benefits before LNS (portfolio; 0 = off)", IntSetter("greedy_restarts", &SearchOptions::greedy_restarts, 0, 1 << 20)}},
+      {"greedy_noise", {"spread of the restarts' benefit factors exp(noise x N(0, 1))", DoubleSetter("greedy_noise", &SearchOptions::greedy_noise, 0, 10)}},
       {"beam_width", {"beam states kept per layer", IntSetter("beam_width", &SearchOptions::beam_width, 1, 1 << 20)}},
       {"beam_max_width", {"widest beam the portfolio tries", IntSetter("beam_max_width", &SearchOptions::beam_max_width, 1, 1 << 20)}},
       {"anchors", {"ready ops a beam state may start its next subgraph from", IntSetter("anchors", &SearchOptions::anchors, 1, 64)}},

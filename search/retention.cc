@@ -130,7 +130,7 @@ bool OptimizeRetention(const Problem& problem, SubgraphCoster& coster, Draft* dr
   if (best_total == kInfinity) return false;
   double before = 0;
   for (size_t s = first; s <= last && s < stages.size(); ++s) before += stages[s].choice.latency;
-  if (best_total >= before - 1e-9 * std::max(1.0, before)) return false;
+  if (!Improves(best_total, before)) return false;
   // Walk the chosen options back from the last boundary.
   for (size_t k = cells.size(); k-- > 0;) {
     const Cell& cell = cells[k][best];

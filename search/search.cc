@@ -17,7 +17,7 @@ namespace tilesched::search {
 
 bool Incumbent::Offer(const Draft& draft, const std::string& by) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (best_ && draft.total >= best_->total - 1e-9 * std::max(1.0, best_->total)) return false;
+  if (best_ && !Improves(draft.total, best_->total)) return false;
   Draft confirmed = draft;
   if (verify_) {
     // The evaluator is the judge: a draft is kept only with its confirmed latency.
@@ -150,12 +150,14 @@ void RunNarrowBeam(SearchContext& ctx) {
 }
 
 // Portfolio: greedy and (under a time limit) the narrow beam, both run by RunSearch before the
-// candidates are enumerated, beams of growing width, then annealing with what is left.
+// candidates are enumerated, beams of growing width, greedy restarts, then LNS and annealing
+// (which start from the best schedule so far) with what is left.
 void RunPortfolio(SearchContext& ctx) {
   const int64_t budget = ctx.options.iterations;
   if (budget > 0) {
     // Deterministic work: one beam, then windows, then annealing.
     RunBeam(ctx, ctx.options.beam_width);
+    RunGreedyRestarts(ctx);
     RunLns(ctx, std::max<int64_t>(1, budget / 100));
     RunAnneal(ctx, budget);
     return;
@@ -177,6 +179,8 @@ void RunPortfolio(SearchContext& ctx) {
     // Leave at least half of the remaining time for annealing; a 4x wider beam costs ~4x.
     if (took * 4 > ctx.budget.Remaining() * 0.5) break;
   }
+  // Greedy from other fusion orders: LNS and annealing start from the best schedule so far.
+  RunGreedyRestarts(ctx);
   // Windows for half of what is left, then annealing.
   RunLns(ctx, 0, ctx.budget.Elapsed() + ctx.budget.Remaining() / 2);
   RunAnneal(ctx, 0);

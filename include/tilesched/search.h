@@ -68,6 +68,12 @@ struct SearchOptions {
   // (within `gap`). 0: off.
   double split_tier2 = 0.2;
 
+  // Greedy restarts (the portfolio, after its beams, before LNS and annealing): this many greedy fusions with every
+  // merge's benefit scaled by exp(greedy_noise x N(0, 1)), each with its own RNG stream from
+  // `seed`, then the retention pass; 0 restarts or noise 0: off.
+  int greedy_restarts = 16;
+  double greedy_noise = 0.3;
+
   // Beam search.
   int beam_width = 16;        // states kept per layer (the portfolio widens it while time lasts)
   int beam_max_width = 1024;  // widest beam the portfolio tries
