@@ -5,7 +5,7 @@
 // valid. Then choose what each subgraph retains for the next one, the best choice along the
 // whole chain (OptimizeRetention). Both phases are deterministic (ties break on stage ids).
 //
-// Restarts (RunGreedyRestarts, the portfolio's first step): the same fusion with every benefit
+// Restarts (RunGreedyRestarts, run by the portfolio after its beams): the same fusion with every benefit
 // scaled by a random factor exp(noise x N(0, 1)), each restart with its own RNG stream, so the
 // fusion order, and with it the stages greedy settles on, differ; each gets the retention pass.
 // Fusion is blind to retention and settles in a local optimum the later moves rarely leave:

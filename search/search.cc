@@ -155,7 +155,7 @@ void RunNarrowBeam(SearchContext& ctx) {
 void RunPortfolio(SearchContext& ctx) {
   const int64_t budget = ctx.options.iterations;
   if (budget > 0) {
-    // Deterministic work: one beam, then windows, then annealing.
+    // Deterministic work: one beam, the greedy restarts, then windows, then annealing.
     RunBeam(ctx, ctx.options.beam_width);
     RunGreedyRestarts(ctx);
     RunLns(ctx, std::max<int64_t>(1, budget / 100));
