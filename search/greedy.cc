@@ -318,15 +318,17 @@ void RunGreedyRestarts(SearchContext& ctx) {
     found[static_cast<size_t>(r)] = std::move(draft);
   });
   // Offered in restart order, so that the incumbent is the same at any thread count.
-  int improved = 0;
+  int ran = 0, improved = 0;
   double best = std::numeric_limits<double>::infinity();
   for (const Draft& draft : found) {
     if (draft.stages.empty()) continue;  // not run: the budget ran out
+    ++ran;
     best = std::min(best, draft.total);
     if (ctx.incumbent.Offer(draft, "greedy:restart")) ++improved;
   }
-  ctx.Note("greedy restarts: " + std::to_string(restarts) + " at noise " + std::to_string(ctx.options.greedy_noise) +
-           ", best " + std::to_string(best) + ", " + std::to_string(improved) + " improved the best schedule");
+  ctx.Note("greedy restarts: " + std::to_string(ran) + " of " + std::to_string(restarts) + " at noise " +
+           std::to_string(ctx.options.greedy_noise) + ", best " + std::to_string(best) + ", " +
+           std::to_string(improved) + " improved the best schedule");
 }
 
 }  // namespace tilesched::search
