@@ -1,9 +1,10 @@
-// Tier 2 by link components (docs/bounds.md, "Tier 2 by components", Lemmas W1-W3): every
+// Tier 2 by link components (docs/bounds.md, "Tier 2 by components", Lemmas W1-W4): every
 // subgraph lies inside one link component (W1), so the covering LP splits into one LP per
 // component once the flow rows of the tensors that cross between components are dropped; each
-// component is priced as a problem of its own with the relaxations of W2, and a component that
-// tier 2 cannot price (too many ops, op sets or contexts, or out of time) counts at its floor
-// (W3). The sum bounds every valid schedule.
+// component is priced as a problem of its own with the relaxations of W2, and counts at least
+// at its floor (W3) and at tier 1's mixed roofline restricted to it (W4), which is all a
+// component that tier 2 cannot price (too many ops, op sets or contexts, or out of time) gets.
+// The sum bounds every valid schedule.
 //
 // Entry points: SplitTier2Bound(problem, options) and SplitTier2Summary(result)
 // (tilesched/search.h), SplitTier2Pays(problem, modes) (search/tier2.h: whether RunSearch runs it). The components come from the bound module (LinkComponents,
@@ -145,6 +146,8 @@ SplitTier2Result SplitTier2Bound(const Problem& problem, const Tier2Options& opt
   std::vector<Component> components;
   components.reserve(members.size());
   for (auto& ops : members) components.push_back(BuildComponent(problem, options.modes, std::move(ops), component_of));
+  // Lemma W4: each component's share is also at least its tier-1 mixed-roofline bound.
+  const std::vector<double> tier1 = ComponentLowerBounds(problem, options.modes, component_of);
   std::vector<Tier2Result> runs(components.size());
   tbb::parallel_for(size_t{0}, components.size(), [&](size_t i) {
     const Component& c = components[i];
@@ -157,9 +160,10 @@ SplitTier2Result SplitTier2Bound(const Problem& problem, const Tier2Options& opt
   result.components = static_cast<int>(components.size());
   for (size_t i = 0; i < components.size(); ++i) {
     const Tier2Result& run = runs[i];
-    // The floor is reported a relative 1e-9 low, like every tier-2 certificate (Lemma T2), so
-    // that the sum stays below a schedule that meets it exactly.
-    result.value += std::max(run.value, components[i].floor * (1 - 1e-9));
+    // The floor and the tier-1 part are reported a relative 1e-9 low, like every tier-2
+    // certificate (Lemma T2), so that the sum stays below a schedule that meets it exactly.
+    const double own_tier1 = i < tier1.size() ? tier1[i] : 0;
+    result.value += std::max(run.value, std::max(components[i].floor, own_tier1) * (1 - 1e-9));
     result.largest = std::max(result.largest, static_cast<int>(components[i].ops.size()));
     result.contexts_costed += run.contexts_costed;
     result.lp_rounds += run.lp_rounds;

@@ -5,7 +5,8 @@
 // Entry points: ComputeLowerBounds(problem, modes) computes every part of tier 1, each valid for
 // every schedule that the evaluator accepts under `modes`; Gap(latency, bound); LinkComponents
 // (problem, modes), the ops that can share a subgraph (Lemma W1), by which tier 2 splits a
-// large problem (SplitTier2Bound in tilesched/search.h). Tier 2 (the
+// large problem (SplitTier2Bound in tilesched/search.h); ComponentLowerBounds, the mixed
+// roofline of each link component (Lemma W4), which that split uses where tier 2 cannot price. Tier 2 (the
 // covering LP over every subgraph context, docs/bounds.md "Tier 2") prices the same contexts as
 // the exact search, so it is the search library's entry Tier2Bound (tilesched/search.h).
 //
@@ -84,6 +85,14 @@ double Gap(double latency, double bound);
 // `modes` lies inside one component. Components are numbered 0, 1, ... in the order of their
 // smallest op.
 std::vector<int> LinkComponents(const Problem& problem, const CostModes& modes);
+
+// Lemma W4 (docs/bounds.md, "Tier 2 by components"): per link component of `component_of`
+// (LinkComponents' numbering), a bound on the summed latency of the subgraphs of any valid
+// schedule that lie in it: the mixed-roofline parts (Lemmas G1-G5 with the charges of mixed,
+// capacity and shared) with their flow restricted to the component, the best valid pass of
+// each. All 0 above 1,000 ops (the mixed part is not computed there).
+std::vector<double> ComponentLowerBounds(const Problem& problem, const CostModes& modes,
+                                         const std::vector<int>& component_of);
 
 }  // namespace tilesched
 

@@ -236,16 +236,17 @@ Tier2Result Tier2Bound(const Problem& problem, const Tier2Options& options);
 // 14426.399986"), or why it proved nothing.
 std::string Tier2Summary(const Tier2Result& result);
 
-// --- Tier 2 by link components (docs/bounds.md, "Tier 2 by components", Lemmas W1-W3) ---
+// --- Tier 2 by link components (docs/bounds.md, "Tier 2 by components", Lemmas W1-W4) ---
 
 struct SplitTier2Result {
-  // The certified bound on every valid schedule's latency: over the link components, tier 2 of
-  // each (or its floor, Lemma W3). Reported a relative 1e-9 low like tier 2: compare latencies
-  // to it with kTier2BoundTolerance.
+  // The certified bound on every valid schedule's latency: over the link components, the
+  // largest of tier 2 of each, its floor (Lemma W3) and its mixed roofline (W4). Reported a
+  // relative 1e-9 low like tier 2: compare latencies to it with kTier2BoundTolerance.
   double value = 0;
   // kConverged when every component's LP converged; otherwise the first shortfall in component
   // order (kTimeLimit, kSolverFailed, kTooManyOps, kTooManyOpSets, kTooManyContexts), whose
-  // component counts at its floor or its certificate so far. `value` is a bound either way.
+  // component counts at its floor, its mixed roofline or its certificate so far. `value` is a
+  // bound either way.
   Tier2Status status = Tier2Status::kConverged;
   double seconds = 0;
   int components = 0, converged = 0, largest = 0;  // link components, converged, ops of the largest

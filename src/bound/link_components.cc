@@ -4,9 +4,11 @@
 // subgraph can hold inside (Lemma M5). So every subgraph lies inside one component of the graph
 // of those links. Cost: one RoleGraph (the roles and fusable edges of Lemmas M2-M7), then a
 // union-find over the edges and reads.
+#include <algorithm>
 #include <vector>
 
 #include "bound_graph.h"
+#include "mixed_bound.h"
 #include "role_graph.h"
 #include "tilesched/graph.h"
 #include "tilesched/lower_bound.h"
@@ -34,6 +36,21 @@ std::vector<int> LinkComponents(const Problem& problem, const CostModes& modes) 
     result[static_cast<size_t>(o)] = id;
   }
   return result;
+}
+
+std::vector<double> ComponentLowerBounds(const Problem& problem, const CostModes& modes,
+                                         const std::vector<int>& component_of) {
+  const size_t count =
+      component_of.empty() ? 0 : static_cast<size_t>(*std::max_element(component_of.begin(), component_of.end())) + 1;
+  std::vector<double> best(count, 0);
+  std::vector<bound::Variant> variants = {bound::Variant::kPlain, bound::Variant::kCapacity};
+  if (bound::AnySharedSplit(problem)) variants.push_back(bound::Variant::kShared);
+  for (bound::Variant variant : variants) {
+    std::vector<double> by_component;
+    bound::MixedBound(problem, modes, variant, &component_of, &by_component);
+    for (size_t c = 0; c < by_component.size() && c < count; ++c) best[c] = std::max(best[c], by_component[c]);
+  }
+  return best;
 }
 
 }  // namespace tilesched

@@ -34,6 +34,7 @@ std::vector<std::pair<int, int>> ReadEdges(const Problem& problem) {
 struct MixedPass {
   double bound = 0;
   double excess_l = 0;  // the L excess of the pass, including the forced stores
+  std::vector<double> by_component;  // Lemma W4: the same per link component (when asked)
 };
 
 // Lemmas G2 and G4: per op a, the ops a subgraph that hides anything can hold with a as a first
@@ -87,7 +88,7 @@ std::vector<Bitset> PairableReach(const Problem& problem, const CostModes& modes
 // Lemmas G1-G3 once. `own_kinds` restricts each op's own charge (Lemma G3, empty: none); the
 // pass is valid only when its excess_l is at most the threshold own_kinds was built with.
 MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vector<uint16_t> own_kinds,
-                       Variant variant) {
+                       Variant variant, const std::vector<int>* component_of) {
   const int n = problem.num_ops();
   TrafficBound tb(problem, modes, /*with_stores=*/false, std::move(own_kinds), variant);
   tb.Run();
@@ -123,34 +124,57 @@ MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vect
   pass.excess_l = excess_l;
   assert(tb.HaveReach());
   const std::vector<Bitset> reach = PairableReach(problem, modes, tb, compute, excess_l);
-  // Nodes: source, H ops, L ops, one per forced store, sink. A forced store is made by a subgraph
+  // Lemma G1's flow over the H ops `hs`, the L ops `ls` and the forced stores `fs`. Nodes:
+  // source, H ops, L ops, one per forced store, sink. A forced store is made by a subgraph
   // holding its producer (Lemma G5), so it pairs with the H ops that can share one with it.
   // Edges H x (L + stores): quadratic, bounded by kMaxMixedOps.
-  const int nh = static_cast<int>(heavy.size()), nl = static_cast<int>(light.size());
-  const int stores = 1 + nh + nl, sink = stores + static_cast<int>(forced.size()), source = 0;
-  MaxFlow flow(sink + 1);
-  for (int i = 0; i < nh; ++i) {
-    const int a = heavy[static_cast<size_t>(i)];
-    const Bitset& from_a = reach[static_cast<size_t>(a)];
-    flow.AddEdge(source, 1 + i, compute[static_cast<size_t>(a)] - memory[static_cast<size_t>(a)]);
+  auto paired = [&](const std::vector<int>& hs, const std::vector<int>& ls, const std::vector<int>& fs) {
+    const int nh = static_cast<int>(hs.size()), nl = static_cast<int>(ls.size());
+    const int stores = 1 + nh + nl, sink = stores + static_cast<int>(fs.size()), source = 0;
+    MaxFlow flow(sink + 1);
+    for (int i = 0; i < nh; ++i) {
+      const int a = hs[static_cast<size_t>(i)];
+      const Bitset& from_a = reach[static_cast<size_t>(a)];
+      flow.AddEdge(source, 1 + i, compute[static_cast<size_t>(a)] - memory[static_cast<size_t>(a)]);
+      for (int j = 0; j < nl; ++j) {
+        const int b = ls[static_cast<size_t>(j)];
+        // Lemma G4: a and b first in one subgraph are connected there avoiding what neither's
+        // first subgraph can hold.
+        if (from_a.Test(b) && reach[static_cast<size_t>(b)].Test(a)) flow.AddEdge(1 + i, 1 + nh + j, excess_h);
+      }
+      for (size_t k = 0; k < fs.size(); ++k) {
+        if (from_a.Test(problem.producer(fs[k]))) flow.AddEdge(1 + i, stores + static_cast<int>(k), excess_h);
+      }
+    }
     for (int j = 0; j < nl; ++j) {
-      const int b = light[static_cast<size_t>(j)];
-      // Lemma G4: a and b first in one subgraph are connected there avoiding what neither's
-      // first subgraph can hold.
-      if (from_a.Test(b) && reach[static_cast<size_t>(b)].Test(a)) flow.AddEdge(1 + i, 1 + nh + j, excess_h);
+      const int b = ls[static_cast<size_t>(j)];
+      flow.AddEdge(1 + nh + j, sink, memory[static_cast<size_t>(b)] - compute[static_cast<size_t>(b)]);
     }
-    for (size_t k = 0; k < forced.size(); ++k) {
-      if (from_a.Test(problem.producer(forced[k]))) flow.AddEdge(1 + i, stores + static_cast<int>(k), excess_h);
+    for (size_t k = 0; k < fs.size(); ++k) {
+      flow.AddEdge(stores + static_cast<int>(k), sink, static_cast<double>(problem.tensor(fs[k]).size()) / bandwidth);
     }
+    return flow.Run(source, sink);
+  };
+  pass.bound = total - paired(heavy, light, forced);
+  if (component_of == nullptr) return pass;
+  // Lemma W4: every subgraph lies in one link component (W1), and so does every group g(S) and
+  // every forced store it makes (its producer is in S); the groups' flows within a component
+  // form a flow of the network restricted to that component's nodes.
+  const size_t count = component_of->empty() ? 0 : static_cast<size_t>(*std::max_element(component_of->begin(), component_of->end())) + 1;
+  std::vector<std::vector<int>> hs(count), ls(count), fs(count);
+  pass.by_component.assign(count, 0);
+  for (int o : heavy) hs[static_cast<size_t>((*component_of)[static_cast<size_t>(o)])].push_back(o);
+  for (int o : light) ls[static_cast<size_t>((*component_of)[static_cast<size_t>(o)])].push_back(o);
+  for (int t : forced) {
+    const size_t c = static_cast<size_t>((*component_of)[static_cast<size_t>(problem.producer(t))]);
+    fs[c].push_back(t);
+    pass.by_component[c] += static_cast<double>(problem.tensor(t).size()) / bandwidth;
   }
-  for (int j = 0; j < nl; ++j) {
-    const int b = light[static_cast<size_t>(j)];
-    flow.AddEdge(1 + nh + j, sink, memory[static_cast<size_t>(b)] - compute[static_cast<size_t>(b)]);
+  for (int o = 0; o < n; ++o) {
+    pass.by_component[static_cast<size_t>((*component_of)[static_cast<size_t>(o)])] +=
+        std::max(compute[static_cast<size_t>(o)], memory[static_cast<size_t>(o)]);
   }
-  for (size_t k = 0; k < forced.size(); ++k) {
-    flow.AddEdge(stores + static_cast<int>(k), sink, static_cast<double>(problem.tensor(forced[k]).size()) / bandwidth);
-  }
-  pass.bound = total - flow.Run(source, sink);
+  for (size_t c = 0; c < count; ++c) pass.by_component[c] -= paired(hs[c], ls[c], fs[c]);
   return pass;
 }
 
@@ -174,19 +198,33 @@ std::vector<uint16_t> CheapKinds(const Problem& problem, const CostModes& modes,
 
 }  // namespace
 
-double MixedBound(const Problem& problem, const CostModes& modes, Variant variant) {
+double MixedBound(const Problem& problem, const CostModes& modes, Variant variant,
+                  const std::vector<int>* component_of, std::vector<double>* by_component) {
   if (problem.num_ops() > kMaxMixedOps) return 0;
+  // Lemma W4: a valid pass bounds each component's share by its own part; per component the
+  // best valid pass is kept.
+  auto keep = [&](const MixedPass& pass) {
+    if (by_component == nullptr) return;
+    by_component->resize(pass.by_component.size(), 0);
+    for (size_t c = 0; c < pass.by_component.size(); ++c) {
+      (*by_component)[c] = std::max((*by_component)[c], pass.by_component[c]);
+    }
+  };
   // Without restricted charges the pass is always valid. A restricted pass built with
   // threshold X is valid when its own L excess is at most X; X is raised to the excess seen.
-  const MixedPass open = RunMixedPass(problem, modes, {}, variant);
+  const MixedPass open = RunMixedPass(problem, modes, {}, variant, component_of);
+  keep(open);
   double best = open.bound;
   double threshold = open.excess_l;
   TrafficBound unrestricted(problem, modes, /*with_stores=*/false);
   unrestricted.Run();
   for (int attempt = 0; attempt < 4; ++attempt) {
     const MixedPass pass =
-        RunMixedPass(problem, modes, CheapKinds(problem, modes, unrestricted, threshold), variant);
-    if (pass.excess_l <= threshold) best = std::max(best, pass.bound);
+        RunMixedPass(problem, modes, CheapKinds(problem, modes, unrestricted, threshold), variant, component_of);
+    if (pass.excess_l <= threshold) {
+      best = std::max(best, pass.bound);
+      keep(pass);
+    }
     if (pass.excess_l == threshold) break;
     threshold = pass.excess_l;
   }
@@ -202,11 +240,15 @@ double CapacityLowerBound(const Problem& problem, const CostModes& modes) {
   return std::max(traffic / problem.hardware().slow_memory_bandwidth, MixedBound(problem, modes, Variant::kCapacity));
 }
 
+bool AnySharedSplit(const Problem& problem) {
+  const SharedPlan any = PlanSharedInputs(problem, std::vector<double>(static_cast<size_t>(problem.num_tensors()), 0));
+  return std::any_of(any.split.begin(), any.split.end(), [](bool split) { return split; });
+}
+
 double SharedLowerBound(const Problem& problem, const CostModes& modes) {
   // A split input needs a reader owning an operand that can be resident, whatever alpha is
   // (alpha > 0); without one Lemma S1 changes nothing and the part is not computed (0).
-  const SharedPlan any = PlanSharedInputs(problem, std::vector<double>(static_cast<size_t>(problem.num_tensors()), 0));
-  if (std::none_of(any.split.begin(), any.split.end(), [](bool split) { return split; })) return 0;
+  if (!AnySharedSplit(problem)) return 0;
   const double traffic = TrafficBound(problem, modes, /*with_stores=*/true, {}, Variant::kShared).Run();
   return std::max(traffic / problem.hardware().slow_memory_bandwidth, MixedBound(problem, modes, Variant::kShared));
 }

@@ -11,6 +11,8 @@
 #ifndef TILESCHED_BOUND_MIXED_BOUND_H_
 #define TILESCHED_BOUND_MIXED_BOUND_H_
 
+#include <vector>
+
 #include "role_graph.h"
 #include "traffic_bound.h"
 #include "tilesched/cost_model.h"
@@ -23,8 +25,14 @@ namespace tilesched::bound {
 constexpr int kMaxMixedOps = 1000;
 static_assert(kMaxMixedOps <= kMaxReachOps, "Lemma G1 uses Lemma M6's reachability");
 
-// Lemmas G1-G3 with the charges of `variant`.
-double MixedBound(const Problem& problem, const CostModes& modes, Variant variant);
+// Lemmas G1-G3 with the charges of `variant`. With `component_of` (LinkComponents' ids), also
+// Lemma W4: `by_component` gets, per link component, the best valid pass's bound on the
+// latency of the subgraphs that lie in it.
+double MixedBound(const Problem& problem, const CostModes& modes, Variant variant,
+                  const std::vector<int>* component_of = nullptr, std::vector<double>* by_component = nullptr);
+
+// Whether Lemma S1 splits any graph input (the shared part is computed only then).
+bool AnySharedSplit(const Problem& problem);
 
 // Lemma G1 with Lemma M7's charges.
 double MixedLowerBound(const Problem& problem, const CostModes& modes);

@@ -26,7 +26,8 @@ int RunBound(int argc, char** argv, int first) {
                      "30-40 ops)"});
   options.push_back({"split", "",
                      "also run tier 2 by link components: the covering LP on each part of the graph "
-                     "that no subgraph can leave, summed (any size; parts above 64 ops count at a floor)"});
+                     "that no subgraph can leave, summed (any size; parts above 64 ops count at a floor or at "
+                     "tier 1's mixed roofline restricted to them)"});
   options.push_back({"time-limit", "SEC", "budget of --tier2 and of --split in seconds, each (default 120; "
                      "0: until it converges); a run stopped by it or by SIGINT/SIGTERM still reports a "
                      "valid bound"});
