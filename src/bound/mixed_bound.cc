@@ -118,8 +118,7 @@ MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vect
     if (c > m) heavy.push_back(o);
     if (m > c) light.push_back(o);
   }
-  double excess_h = 0, excess_l = forced_stores;
-  for (int o : heavy) excess_h += compute[static_cast<size_t>(o)] - memory[static_cast<size_t>(o)];
+  double excess_l = forced_stores;
   for (int o : light) excess_l += memory[static_cast<size_t>(o)] - compute[static_cast<size_t>(o)];
   pass.excess_l = excess_l;
   assert(tb.HaveReach());
@@ -128,9 +127,14 @@ MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vect
   // source, H ops, L ops, one per forced store, sink. A forced store is made by a subgraph
   // holding its producer (Lemma G5), so it pairs with the H ops that can share one with it.
   // Edges H x (L + stores): quadratic, bounded by kMaxMixedOps.
+  // The pair edges carry the H ops' whole excess (no limit of their own); it is the excess of
+  // `hs`, not of the whole problem, so that MaxFlow's cut-off (relative to its largest
+  // capacity) is on the scale of the network's own values.
   auto paired = [&](const std::vector<int>& hs, const std::vector<int>& ls, const std::vector<int>& fs) {
     const int nh = static_cast<int>(hs.size()), nl = static_cast<int>(ls.size());
     const int stores = 1 + nh + nl, sink = stores + static_cast<int>(fs.size()), source = 0;
+    double unlimited = 0;
+    for (int a : hs) unlimited += compute[static_cast<size_t>(a)] - memory[static_cast<size_t>(a)];
     MaxFlow flow(sink + 1);
     for (int i = 0; i < nh; ++i) {
       const int a = hs[static_cast<size_t>(i)];
@@ -140,10 +144,10 @@ MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vect
         const int b = ls[static_cast<size_t>(j)];
         // Lemma G4: a and b first in one subgraph are connected there avoiding what neither's
         // first subgraph can hold.
-        if (from_a.Test(b) && reach[static_cast<size_t>(b)].Test(a)) flow.AddEdge(1 + i, 1 + nh + j, excess_h);
+        if (from_a.Test(b) && reach[static_cast<size_t>(b)].Test(a)) flow.AddEdge(1 + i, 1 + nh + j, unlimited);
       }
       for (size_t k = 0; k < fs.size(); ++k) {
-        if (from_a.Test(problem.producer(fs[k]))) flow.AddEdge(1 + i, stores + static_cast<int>(k), excess_h);
+        if (from_a.Test(problem.producer(fs[k]))) flow.AddEdge(1 + i, stores + static_cast<int>(k), unlimited);
       }
     }
     for (int j = 0; j < nl; ++j) {
