@@ -162,8 +162,17 @@ SplitTier2Result SplitTier2Bound(const Problem& problem, const Tier2Options& opt
     const Tier2Result& run = runs[i];
     // The floor and the tier-1 part are reported a relative 1e-9 low, like every tier-2
     // certificate (Lemma T2), so that the sum stays below a schedule that meets it exactly.
-    const double own_tier1 = i < tier1.size() ? tier1[i] : 0;
-    result.value += std::max(run.value, std::max(components[i].floor, own_tier1) * (1 - 1e-9));
+    SplitTier2Component part;
+    part.first_op = components[i].ops.front();
+    part.ops = static_cast<int>(components[i].ops.size());
+    part.tensors = components[i].own ? components[i].own->num_tensors() : 0;
+    part.tier2 = run.value;
+    part.floor = components[i].floor * (1 - 1e-9);
+    part.tier1 = (i < tier1.size() ? tier1[i] : 0) * (1 - 1e-9);
+    part.value = std::max({part.tier2, part.floor, part.tier1});
+    part.tier2_summary = Tier2Summary(run);
+    result.value += part.value;
+    result.parts.push_back(std::move(part));
     result.largest = std::max(result.largest, static_cast<int>(components[i].ops.size()));
     result.contexts_costed += run.contexts_costed;
     result.lp_rounds += run.lp_rounds;

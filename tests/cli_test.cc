@@ -2,6 +2,7 @@
 // checked before the work, directories and files of the wrong kind given as input, the
 // unknown-key policy of every reader, and every --help (width, the exit-status block, names that
 // exist).
+#include <algorithm>
 #include <chrono>
 #include <regex>
 #include <set>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "build_kind.h"
 #include "context.h"
@@ -409,6 +411,26 @@ TEST(CliBoundText, SplitTier2IsPrintedAndSetsTheBound) {
   EXPECT_EQ(JsonNumber(json.out, "lower_bound"), split);
   EXPECT_LE(split, 130764.79999999999);  // the golden schedule (tests/golden/results.csv)
   EXPECT_GE(split, 130764.8 * (1 - search::kTier2BoundTolerance));
+  // Per component: what it counts is the largest of its three bounds, and they add up to the
+  // split; the text prints one line per component.
+  const nlohmann::json out = nlohmann::json::parse(json.out);
+  ASSERT_EQ(out["split_components"].size(), 4u) << json.out;
+  double sum = 0;
+  int ops = 0;
+  for (const nlohmann::json& c : out["split_components"]) {
+    const double value = c["value"].get<double>();
+    EXPECT_EQ(value, std::max({c["tier2"].get<double>(), c["floor"].get<double>(), c["mixed"].get<double>()}));
+    EXPECT_GT(c["mixed"].get<double>(), 0) << c;
+    EXPECT_NE(c["tier2_summary"].get<std::string>().find("converged"), std::string::npos) << c;
+    sum += value;
+    ops += c["ops"].get<int>();
+  }
+  EXPECT_NEAR(sum, split, split * 1e-12);
+  EXPECT_EQ(ops, 15);  // benchmark 7's ops, each in one component
+  EXPECT_NE(text.out.find("  link components (each counts the largest of tier 2, its floor W3 and its mixed "
+                          "roofline W4):\n    0: "),
+            std::string::npos)
+      << text.out;
 }
 
 // `schedule` runs tier 2 after greedy under a time limit (SearchOptions::split_tier2): of the

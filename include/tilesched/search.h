@@ -238,6 +238,16 @@ std::string Tier2Summary(const Tier2Result& result);
 
 // --- Tier 2 by link components (docs/bounds.md, "Tier 2 by components", Lemmas W1-W4) ---
 
+// One link component of SplitTier2Bound: what it counts and why.
+struct SplitTier2Component {
+  int first_op = 0, ops = 0, tensors = 0;  // its smallest op id, its ops, the tensors they touch
+  double value = 0;  // what it adds to SplitTier2Result::value: the largest of the three below
+  double tier2 = 0;  // tier 2's certificate on it (Lemma W2; 0: not priced)
+  double floor = 0;  // Lemma W3 (compute, graph inputs and outputs), a relative 1e-9 low
+  double tier1 = 0;  // Lemma W4 (the mixed roofline restricted to it), a relative 1e-9 low
+  std::string tier2_summary;  // Tier2Summary of its run: why it was or was not priced
+};
+
 struct SplitTier2Result {
   // The certified bound on every valid schedule's latency: over the link components, the
   // largest of tier 2 of each, its floor (Lemma W3) and its mixed roofline (W4). Reported a
@@ -251,6 +261,7 @@ struct SplitTier2Result {
   double seconds = 0;
   int components = 0, converged = 0, largest = 0;  // link components, converged, ops of the largest
   int64_t contexts_costed = 0, lp_rounds = 0;
+  std::vector<SplitTier2Component> parts;  // per link component, in component order
 };
 
 // Tier 2 on every link component of `problem` (Lemma W1: every subgraph lies in one) as a problem

@@ -2,6 +2,10 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "args.h"
 #include "bound_text.h"
@@ -15,11 +19,31 @@
 
 namespace tilesched::cli {
 
+namespace {
+
+// One line per link component of the split: what it counts, from which lemma, and what tier 2
+// said about it (docs/bounds.md, "Tier 2 by components").
+std::string SplitComponentsText(const std::vector<search::SplitTier2Component>& parts) {
+  std::string out = "  link components (each counts the largest of tier 2, its floor W3 and its mixed roofline W4):\n";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const search::SplitTier2Component& c = parts[i];
+    const char* by = c.value == c.tier2 && c.tier2 > 0 ? "tier 2" : c.value == c.tier1 ? "mixed roofline" : "floor";
+    out += "    " + std::to_string(i) + ": " + std::to_string(c.ops) + " ops from op " + std::to_string(c.first_op) +
+           ", " + std::to_string(c.tensors) + " tensors: " + FormatNumber(c.value) + " (" + by + "; floor " +
+           FormatNumber(c.floor) + ", mixed " + FormatNumber(c.tier1) + "; tier 2: " + c.tier2_summary + ")\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 int RunBound(int argc, char** argv, int first) {
   std::vector<Option> options = ModeOptions();
   options.push_back({"json", "",
                      "print JSON: lower_bound, every part (compute, io, traffic, mixed, phase, capacity, coupled, "
-                     "shared, squeeze, held; tier2 and split when run), set_by (the part that sets it), modes, time_s"});
+                     "shared, squeeze, held; tier2 and split when run), set_by (the part that sets it), modes, time_s; "
+                     "with --split also split_components (per link component: first_op, ops, tensors, value, tier2, "
+                     "floor, mixed, tier2_summary)"});
   options.push_back({"tier2", "",
                      "also run tier 2, the covering LP over every subgraph context (seconds to "
                      "minutes; problems of at most 64 ops and 1,000,000 connected op sets, about "
@@ -70,6 +94,7 @@ int RunBound(int argc, char** argv, int first) {
   if (args.Has("tier2") || args.Has("split")) InstallStopSignals(SecondSignal::kKeepStopping);
   const std::string budget_text = *limit > 0 ? "up to " + FormatNumber(*limit, 1) + " s" : "no time limit";
   double tier2 = -1, split = -1;  // < 0: not run
+  std::vector<search::SplitTier2Component> parts;  // the split's link components
   std::vector<CertifiedBound> certified;
   if (args.Has("tier2")) {
     std::cerr << "tier 2: pricing every subgraph context (" << budget_text
@@ -83,15 +108,29 @@ int RunBound(int argc, char** argv, int first) {
               << "; Ctrl-C stops with the bound so far)...\n";
     const search::SplitTier2Result run = search::SplitTier2Bound(*problem, tier2_options);
     split = run.value;
+    parts = run.parts;
     certified.push_back({"split", "tier 2 by link components", run.value,
                          search::SplitTier2Summary(run) + "; " + FormatNumber(run.seconds, 2) + " s"});
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (args.Has("json")) {
-    std::cout << LowerBoundsToJson(bounds, *modes, seconds, tier2, split);
+    std::string text = LowerBoundsToJson(bounds, *modes, seconds, tier2, split);
+    if (split >= 0) {
+      nlohmann::json out = nlohmann::json::parse(text);
+      out["split_components"] = nlohmann::json::array();
+      for (const search::SplitTier2Component& c : parts) {
+        out["split_components"].push_back({{"first_op", c.first_op}, {"ops", c.ops}, {"tensors", c.tensors},
+                                           {"value", c.value}, {"tier2", c.tier2}, {"floor", c.floor},
+                                           {"mixed", c.tier1}, {"tier2_summary", c.tier2_summary}});
+      }
+      text = out.dump(2) + "\n";
+    }
+    std::cout << text;
     return kExitOk;
   }
-  std::cout << BoundText(bounds, *modes, certified) << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
+  std::cout << BoundText(bounds, *modes, certified);
+  if (split >= 0) std::cout << SplitComponentsText(parts);
+  std::cout << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
   return kExitOk;
 }
 
