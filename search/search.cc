@@ -315,8 +315,8 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   if (strategy->greedy_first) RunGreedy(ctx);
   // SearchOptions::split_tier2: tier 2 on a share of the time left, after greedy, when greedy has
   // not already met the bound (and --tier2-first did not run it): of the whole problem when it
-  // is within tier 2's reach (64 ops and tensors), else by link components when the components
-  // within reach cover half of the ops (search/split_tier2.cc). The whole problem's LP has
+  // is within tier 2's reach (64 ops and tensors), else by link components when one of them is
+  // within reach (search/split_tier2.cc). The whole problem's LP has
   // every column of the components' and none of their relaxations, so where both converge it
   // is at least as high (docs/bounds.md "Where it is used").
   if (options.split_tier2 > 0 && options.tier2_first <= 0 && budget.has_deadline() &&

@@ -36,8 +36,8 @@ Tier2Result RunCoveringLp(const Problem& problem, const CostModes& modes, const 
                           int64_t max_tile_configs, const Tier2Relaxation& relaxation = {},
                           bool keep_until_exit = false);
 
-// SearchOptions::split_tier2's test: two link components or more, and those within tier 2's
-// reach (ContextPricer::Fits) hold at least half of the ops (search/split_tier2.cc).
+// SearchOptions::split_tier2's test: two link components or more, at least one of them within
+// tier 2's reach (ContextPricer::Fits) (search/split_tier2.cc).
 bool SplitTier2Pays(const Problem& problem, const CostModes& modes);
 
 // "converged", "stopped", "too large", ... (for summaries).

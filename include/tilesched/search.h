@@ -63,7 +63,7 @@ struct SearchOptions {
   // After greedy, tier 2 for at most this share of the time left: of the whole problem
   // (Tier2Bound) when it is within tier 2's reach (64 ops and tensors, 1,000,000 op sets), else
   // by link components (SplitTier2Bound, docs/bounds.md "Tier 2 by components") when that pays:
-  // two link components or more, and those within reach hold half of the ops or more. Only with
+  // two link components or more, at least one of them within reach. Only with
   // a time limit and without `tier2_first`; the search then stops once it meets that bound
   // (within `gap`). 0: off.
   double split_tier2 = 0.2;
