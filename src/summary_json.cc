@@ -18,11 +18,19 @@ nlohmann::json ModesObject(const CostModes& modes) {
 }  // namespace
 
 std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds,
-                              double tier2, double split) {
+                              double tier2, double split, const std::vector<SplitComponentJson>& components) {
   nlohmann::json out = {{"lower_bound", std::max({bounds.best(), tier2, split})}};
   for (const BoundPart& part : Parts(bounds)) out[part.name] = part.value;
   if (tier2 >= 0) out["tier2"] = tier2;
-  if (split >= 0) out["split"] = split;
+  if (split >= 0) {
+    out["split"] = split;
+    out["split_components"] = nlohmann::json::array();
+    for (const SplitComponentJson& c : components) {
+      out["split_components"].push_back({{"first_op", c.first_op}, {"ops", c.ops}, {"tensors", c.tensors},
+                                         {"value", c.value}, {"tier2", c.tier2}, {"floor", c.floor},
+                                         {"mixed", c.mixed}, {"tier2_summary", c.tier2_summary}});
+    }
+  }
   std::string set_by = BestPart(bounds).name;
   if (tier2 > bounds.best() && tier2 >= split) set_by = "tier2";
   if (split > bounds.best() && split > tier2) set_by = "split";

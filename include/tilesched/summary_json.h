@@ -6,16 +6,28 @@
 #define TILESCHED_SUMMARY_JSON_H_
 
 #include <string>
+#include <vector>
 
 #include "tilesched/cost_model.h"
 #include "tilesched/lower_bound.h"
 
 namespace tilesched {
 
+// One link component of tier 2 by components (the CLI copies it from SplitTier2Component,
+// tilesched/search.h): what it counts and why.
+struct SplitComponentJson {
+  int first_op = 0, ops = 0, tensors = 0;
+  double value = 0, tier2 = 0, floor = 0, mixed = 0;
+  std::string tier2_summary;
+};
+
 // {"lower_bound", every tier-1 part, "set_by", "modes", "time_s"}, "tier2" when tier2 >= 0 and
-// "split" (tier 2 by link components) when split >= 0; lower_bound is the largest of them.
+// "split" (tier 2 by link components) when split >= 0, with "split_components" (one object per
+// component: first_op, ops, tensors, value, tier2, floor, mixed, tier2_summary); lower_bound is
+// the largest of them.
 std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds,
-                              double tier2 = -1, double split = -1);
+                              double tier2 = -1, double split = -1,
+                              const std::vector<SplitComponentJson>& components = {});
 
 struct ScheduleSummary {
   double latency = 0;

@@ -5,8 +5,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "args.h"
 #include "bound_text.h"
 #include "commands.h"
@@ -114,18 +112,11 @@ int RunBound(int argc, char** argv, int first) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (args.Has("json")) {
-    std::string text = LowerBoundsToJson(bounds, *modes, seconds, tier2, split);
-    if (split >= 0) {
-      nlohmann::json out = nlohmann::json::parse(text);
-      out["split_components"] = nlohmann::json::array();
-      for (const search::SplitTier2Component& c : parts) {
-        out["split_components"].push_back({{"first_op", c.first_op}, {"ops", c.ops}, {"tensors", c.tensors},
-                                           {"value", c.value}, {"tier2", c.tier2}, {"floor", c.floor},
-                                           {"mixed", c.tier1}, {"tier2_summary", c.tier2_summary}});
-      }
-      text = out.dump(2) + "\n";
+    std::vector<SplitComponentJson> components;
+    for (const search::SplitTier2Component& c : parts) {
+      components.push_back({c.first_op, c.ops, c.tensors, c.value, c.tier2, c.floor, c.tier1, c.tier2_summary});
     }
-    std::cout << text;
+    std::cout << LowerBoundsToJson(bounds, *modes, seconds, tier2, split, components);
     return kExitOk;
   }
   std::cout << BoundText(bounds, *modes, certified);
