@@ -3,7 +3,9 @@
 // tensor, or a producer and a reader of its output, and the latter only over an edge that a
 // subgraph can hold inside (Lemma M5). So every subgraph lies inside one component of the graph
 // of those links. Cost: one RoleGraph (the roles and fusable edges of Lemmas M2-M7), then a
-// union-find over the edges and reads.
+// union-find over the edges and reads. Also Lemma W4 (ComponentLowerBounds): per component, the
+// mixed roofline of mixed_bound.h with its flow restricted to the component, which tier 2 by
+// components (search/split_tier2.cc) counts where its LP cannot price a component.
 #include <algorithm>
 #include <vector>
 

@@ -6,8 +6,9 @@
 // may share one (Lemma G1); at most five passes restrict the roles by the pairs' cost (G2-G3).
 //
 // Entry points: MixedLowerBound (the part `mixed`), CapacityLowerBound (`capacity`: traffic and
-// mixed with Lemma K1's charges), SharedLowerBound (`shared`: with Lemmas S1-S3), and
-// MixedBound(problem, modes, variant). 0 above kMaxMixedOps ops (not computed).
+// mixed with Lemma K1's charges), SharedLowerBound (`shared`: with Lemmas S1-S3),
+// MixedBound(problem, modes, variant[, component_of, by_component]) (with Lemma W4's value of
+// each link component when asked) and AnySharedSplit. 0 above kMaxMixedOps ops (not computed).
 #ifndef TILESCHED_BOUND_MIXED_BOUND_H_
 #define TILESCHED_BOUND_MIXED_BOUND_H_
 
