@@ -181,4 +181,44 @@ const std::string& Problem::tensor_name(int t) const {
   return names_ && !names_->tensors.empty() ? names_->tensors[t] : kEmpty;
 }
 
+Result<Problem> CutOut(const Problem& problem, const std::vector<int>& ops) {
+  if (ops.empty()) return Status::Error("ops: the list is empty");
+  std::vector<bool> inside(problem.num_ops(), false);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const int o = ops[i];
+    if (o < 0 || o >= problem.num_ops()) {
+      return Status::Error("ops[" + std::to_string(i) + "]: op " + std::to_string(o) + " is out of range (the problem has " +
+                           std::to_string(problem.num_ops()) + " ops)");
+    }
+    if (inside[o]) return Status::Error("ops[" + std::to_string(i) + "]: op " + std::to_string(o) + " is listed twice");
+    inside[o] = true;
+  }
+  std::vector<int> tensor_id(problem.num_tensors(), -1);
+  for (int o = 0; o < problem.num_ops(); ++o) {
+    if (!inside[o]) continue;
+    for (int t : problem.op(o).inputs) tensor_id[t] = 0;
+    tensor_id[problem.op(o).output] = 0;
+  }
+  std::vector<Tensor> tensors;
+  ProblemNames names;
+  for (int t = 0; t < problem.num_tensors(); ++t) {
+    if (tensor_id[t] < 0) continue;
+    tensor_id[t] = static_cast<int>(tensors.size());
+    tensors.push_back(problem.tensor(t));
+    names.tensors.push_back(problem.tensor_name(t).empty() ? "tensor " + std::to_string(t) : problem.tensor_name(t));
+  }
+  std::vector<Op> cut_ops;
+  for (int o = 0; o < problem.num_ops(); ++o) {
+    if (!inside[o]) continue;
+    Op op = problem.op(o);
+    for (int& t : op.inputs) t = tensor_id[t];
+    op.output = tensor_id[op.output];
+    cut_ops.push_back(std::move(op));
+    names.ops.push_back(problem.op_name(o).empty() ? "op " + std::to_string(o) : problem.op_name(o));
+  }
+  auto cut = Problem::Create(std::move(tensors), std::move(cut_ops), problem.hardware());
+  if (!cut.ok()) return cut.status();
+  return cut->WithNames(std::move(names));
+}
+
 }  // namespace tilesched

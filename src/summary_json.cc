@@ -18,7 +18,8 @@ nlohmann::json ModesObject(const CostModes& modes) {
 }  // namespace
 
 std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds,
-                              double tier2, double split, const std::vector<SplitComponentJson>& components) {
+                              double tier2, double split, const std::vector<SplitComponentJson>& components,
+                              double schedule_latency) {
   nlohmann::json out = {{"lower_bound", std::max({bounds.best(), tier2, split})}};
   for (const BoundPart& part : Parts(bounds)) out[part.name] = part.value;
   if (tier2 >= 0) out["tier2"] = tier2;
@@ -29,8 +30,10 @@ std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes,
       out["split_components"].push_back({{"first_op", c.first_op}, {"ops", c.ops}, {"tensors", c.tensors},
                                          {"value", c.value}, {"tier2", c.tier2}, {"floor", c.floor},
                                          {"mixed", c.mixed}, {"tier2_summary", c.tier2_summary}});
+      if (c.schedule_share >= 0) out["split_components"].back()["schedule_share"] = c.schedule_share;
     }
   }
+  if (schedule_latency >= 0) out["schedule_latency"] = schedule_latency;
   std::string set_by = BestPart(bounds).name;
   if (tier2 > bounds.best() && tier2 >= split) set_by = "tier2";
   if (split > bounds.best() && split > tier2) set_by = "split";

@@ -4,6 +4,7 @@
 // exist).
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -100,6 +101,7 @@ std::vector<OutputCase> OutputCases() {
                   Source("configs/hardware/contest_like.json"), "-o", "OUT"}},
       {"Generate", {"generate", "stack", "--blocks", "2", "-o", "OUT"}},
       {"Dot", {"dot", Benchmark(1), "-o", "OUT"}},
+      {"Cut", {"cut", Benchmark(1), "--ops", "0", "-o", "OUT"}},
       {"Merge", {"merge", Benchmark(1), "-o", "OUT"}},
       {"Plot", {"plot", Benchmark(1), "-o", "OUT"}},
       {"Report", {"report", Benchmark(1), Benchmark(1), "-o", "OUT"}},
@@ -279,7 +281,7 @@ TEST(CliUnknownKeys, ConfigFilesRefuse) {
 
 const std::vector<std::string> kCommands = {"schedule", "evaluate", "info",  "bound",  "results",
                                             "sweep",    "merge",    "plot",  "compare", "report",
-                                            "dot",      "import",   "generate"};
+                                            "dot",      "import",   "generate", "cut"};
 
 // The options a help text lists (the "options:" block), without their leading dashes.
 std::set<std::string> ListedOptions(const std::string& help) {
@@ -431,6 +433,79 @@ TEST(CliBoundText, SplitTier2IsPrintedAndSetsTheBound) {
                           "roofline W4):\n    0: "),
             std::string::npos)
       << text.out;
+}
+
+// `bound --split --schedule S`: each link component's share of a valid schedule (its subgraphs'
+// latencies, Evaluate()'s) is at least what the split counts for it (Lemmas W1-W4), and the
+// shares add up to the schedule's latency. Greedy's schedule of benchmark 7 is optimal (the
+// golden table): every share meets its component's value.
+TEST(CliBoundText, SplitPlacesAScheduleByComponent) {
+  const ScratchDir dir("cli_bound_schedule");
+  const std::string schedule = dir.File("s.json");
+  const ToolRun greedy = Tilesched({"schedule", Benchmark(7), "-o", schedule, "--strategy", "greedy", "--quiet"}, dir);
+  ASSERT_EQ(greedy.code, 0) << greedy.err;
+  const ToolRun json =
+      Tilesched({"bound", Benchmark(7), "--split", "--schedule", schedule, "--json", "--time-limit", "0"}, dir);
+  ASSERT_EQ(json.code, 0) << json.err;
+  const nlohmann::json out = nlohmann::json::parse(json.out);
+  const double latency = out["schedule_latency"].get<double>();
+  EXPECT_NEAR(latency, 130764.8, 1e-6);
+  double sum = 0;
+  for (const nlohmann::json& c : out["split_components"]) {
+    const double share = c["schedule_share"].get<double>();
+    EXPECT_GE(share, c["value"].get<double>()) << c;
+    EXPECT_LE(share, c["value"].get<double>() * (1 + 1e-6)) << c;
+    sum += share;
+  }
+  EXPECT_NEAR(sum, latency, latency * 1e-12);
+  const ToolRun text = Tilesched({"bound", Benchmark(7), "--split", "--schedule", schedule, "--time-limit", "0"}, dir);
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("; schedule "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  schedule: every component at its value\n"), std::string::npos) << text.out;
+  // Usage errors: --schedule without --split; a schedule of another problem is invalid (exit 1).
+  const ToolRun alone = Tilesched({"bound", Benchmark(7), "--schedule", schedule}, dir);
+  EXPECT_EQ(alone.code, 2);
+  EXPECT_NE(alone.err.find("--schedule needs --split"), std::string::npos) << alone.err;
+  const ToolRun other = Tilesched({"bound", Benchmark(1), "--split", "--schedule", schedule}, dir);
+  EXPECT_EQ(other.code, 1) << other.err;
+  EXPECT_NE(other.err.find("invalid schedule"), std::string::npos) << other.err;
+}
+
+// `cut`: the whole op list gives the problem back (names aside); a link component (benchmark 7
+// has four, of 15 ops) cuts to as many ops as the split reports for it; bad lists exit 2 naming
+// the entry, with no output file.
+TEST(CliCut, KeepsOpsAndRefusesBadLists) {
+  const ScratchDir dir("cli_cut");
+  const std::string all = dir.File("all.json");
+  const ToolRun whole = Tilesched({"cut", Benchmark(7), "--ops", "0-14", "-o", all}, dir);
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  nlohmann::json original = nlohmann::json::parse(Slurp(Benchmark(7)));
+  nlohmann::json copy = nlohmann::json::parse(Slurp(all));
+  for (const char* key : {"widths", "heights", "op_types", "inputs", "outputs", "base_costs",
+                          "fast_memory_capacity", "slow_memory_bandwidth", "native_granularity"}) {
+    EXPECT_EQ(copy[key], original[key]) << key;
+  }
+  EXPECT_EQ(copy["op_names"][3], "op 3");
+  const ToolRun bound = Tilesched({"bound", Benchmark(7), "--split", "--json", "--time-limit", "0"}, dir);
+  ASSERT_EQ(bound.code, 0) << bound.err;
+  for (const nlohmann::json& c : nlohmann::json::parse(bound.out)["split_components"]) {
+    const std::string path = dir.File("c.json");
+    const ToolRun cut =
+        Tilesched({"cut", Benchmark(7), "--component-of", std::to_string(c["first_op"].get<int>()), "-o", path}, dir);
+    ASSERT_EQ(cut.code, 0) << cut.err;
+    EXPECT_EQ(nlohmann::json::parse(Slurp(path))["op_types"].size(), c["ops"].get<size_t>()) << c;
+  }
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"3,3", "op 3 is listed twice"}, {"4-2", "the range '4-2' ends before it starts"},
+      {"1,,2", "'' is not an op id"},  {"15", "op 15 is out of range (the problem has 15 ops)"},
+      {"a-3", "'a-3' is not an op id"}};
+  for (const auto& [list, message] : bad) {
+    const std::string path = dir.File("bad.json");
+    const ToolRun run = Tilesched({"cut", Benchmark(7), "--ops", list, "-o", path}, dir);
+    EXPECT_EQ(run.code, 2) << list;
+    EXPECT_NE(run.err.find(message), std::string::npos) << run.err;
+    EXPECT_FALSE(std::ifstream(path).good()) << list;
+  }
 }
 
 // `schedule` runs tier 2 after greedy under a time limit (SearchOptions::split_tier2): of the

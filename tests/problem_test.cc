@@ -58,6 +58,36 @@ TEST(ProblemCreate, ClassifiesEveryTensor) {
   EXPECT_EQ(p.graph().graph_outputs(), (std::vector<int>{4}));
 }
 
+// CutOut: the kept ops keep their tensors' shapes; a tensor produced outside becomes a graph
+// input, one read only outside a graph output; the unused tensor is dropped; names record the
+// original ids; bad lists are refused naming the entry.
+TEST(ProblemCutOut, InputsOutputsNamesAndErrors) {
+  const Problem p = WithUnusedTensor();
+  auto pw = CutOut(p, {1});
+  ASSERT_TRUE(pw.ok()) << pw.status().message();
+  ASSERT_EQ(pw->num_ops(), 1);
+  ASSERT_EQ(pw->num_tensors(), 3);  // T2, T3, T4
+  EXPECT_EQ(pw->op(0).type, OpType::kPointwise);
+  EXPECT_EQ(pw->op(0).inputs, (std::vector<int>{0, 1}));
+  EXPECT_EQ(pw->op(0).output, 2);
+  EXPECT_TRUE(pw->is_graph_input(0));  // T2, produced by MM0 outside
+  EXPECT_TRUE(pw->is_graph_output(2));
+  EXPECT_EQ(pw->tensor(0), p.tensor(2));
+  EXPECT_EQ(pw->op_name(0), "op 1");
+  EXPECT_EQ(pw->tensor_name(0), "tensor 2");
+  auto mm = CutOut(p, {0});
+  ASSERT_TRUE(mm.ok()) << mm.status().message();
+  EXPECT_TRUE(mm->is_graph_output(2));  // T2, read only by PW1 outside
+  auto both = CutOut(p, {1, 0});
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  EXPECT_EQ(both->num_tensors(), 5);  // all but the unused T5
+  EXPECT_FALSE(both->is_graph_output(2));
+  EXPECT_EQ(both->op_name(0), "op 0");
+  EXPECT_EQ(CutOut(p, {}).status().message(), "ops: the list is empty");
+  EXPECT_EQ(CutOut(p, {0, 2}).status().message(), "ops[1]: op 2 is out of range (the problem has 2 ops)");
+  EXPECT_EQ(CutOut(p, {1, 1}).status().message(), "ops[1]: op 1 is listed twice");
+}
+
 TEST(ProblemCreate, ReductionExtentIsLhsColumns) {
   const Problem p = WithUnusedTensor();
   // LHS T0 is 128x256: K = 256 columns, not its 128 rows nor the output's 64 columns.

@@ -95,6 +95,16 @@ class Problem {
   std::shared_ptr<const ProblemNames> names_;  // null: no names
 };
 
+// The ops `ops` of `problem` (ids, any order, no repeats) as a problem of their own, for study
+// (`tilesched cut`, docs/bounds.md "Cut-outs"): its ops in increasing id order, its tensors
+// those they read or write, in increasing id order. A tensor produced outside becomes a graph
+// input; one produced inside and read by no op inside becomes a graph output. A tensor read
+// both inside and outside is no graph output of the cut-out, so its store is not forced there:
+// a cut-out's optimum and bounds are not bounds on its share of the whole problem. Names: the
+// problem's, else "op N" and "tensor N" with the original ids. Fails, naming the entry, on an
+// empty list, an id out of range or a repeated id.
+Result<Problem> CutOut(const Problem& problem, const std::vector<int>& ops);
+
 // "128x256 (rows x cols)" style description used in messages.
 std::string ShapeString(const Tensor& tensor);
 

@@ -19,15 +19,18 @@ struct SplitComponentJson {
   int first_op = 0, ops = 0, tensors = 0;
   double value = 0, tier2 = 0, floor = 0, mixed = 0;
   std::string tier2_summary;
+  double schedule_share = -1;  // `bound --schedule`: its subgraphs' latencies (< 0: none given)
 };
 
 // {"lower_bound", every tier-1 part, "set_by", "modes", "time_s"}, "tier2" when tier2 >= 0 and
 // "split" (tier 2 by link components) when split >= 0, with "split_components" (one object per
-// component: first_op, ops, tensors, value, tier2, floor, mixed, tier2_summary); lower_bound is
-// the largest of them.
+// component: first_op, ops, tensors, value, tier2, floor, mixed, tier2_summary, and
+// schedule_share when given); lower_bound is the largest of them. "schedule_latency" when
+// schedule_latency >= 0 (`bound --schedule`).
 std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds,
                               double tier2 = -1, double split = -1,
-                              const std::vector<SplitComponentJson>& components = {});
+                              const std::vector<SplitComponentJson>& components = {},
+                              double schedule_latency = -1);
 
 struct ScheduleSummary {
   double latency = 0;

@@ -1,13 +1,16 @@
-// `tilesched bound`: the lower bound on any valid schedule's latency (docs/bounds.md).
+// `tilesched bound`: the lower bound on any valid schedule's latency (docs/bounds.md); with --split
+// --schedule, a judged schedule's latency split by link component against the bound.
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "args.h"
 #include "bound_text.h"
 #include "commands.h"
+#include "judged_input.h"
 #include "stop_signal.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
@@ -20,17 +23,74 @@ namespace tilesched::cli {
 namespace {
 
 // One line per link component of the split: what it counts, from which lemma, and what tier 2
-// said about it (docs/bounds.md, "Tier 2 by components").
-std::string SplitComponentsText(const std::vector<search::SplitTier2Component>& parts) {
+// said about it (docs/bounds.md, "Tier 2 by components"); with a schedule, also its share (the
+// latencies of the subgraphs in the component) against that value, and where the gap is.
+std::string SplitComponentsText(const std::vector<search::SplitTier2Component>& parts,
+                                const std::vector<double>& shares) {
   std::string out = "  link components (each counts the largest of tier 2, its floor W3 and its mixed roofline W4):\n";
   for (size_t i = 0; i < parts.size(); ++i) {
     const search::SplitTier2Component& c = parts[i];
     const char* by = c.value == c.tier2 && c.tier2 > 0 ? "tier 2" : c.value == c.tier1 ? "mixed roofline" : "floor";
     out += "    " + std::to_string(i) + ": " + std::to_string(c.ops) + " ops from op " + std::to_string(c.first_op) +
            ", " + std::to_string(c.tensors) + " tensors: " + FormatNumber(c.value) + " (" + by + "; floor " +
-           FormatNumber(c.floor) + ", mixed " + FormatNumber(c.tier1) + "; tier 2: " + c.tier2_summary + ")\n";
+           FormatNumber(c.floor) + ", mixed " + FormatNumber(c.tier1) + "; tier 2: " + c.tier2_summary + ")";
+    if (!shares.empty()) {
+      out += "; schedule " + FormatNumber(shares[i]) +
+             (c.value > 0 ? " (" + FormatNumber(shares[i] / c.value, 3) + " x)" : std::string());
+    }
+    out += "\n";
   }
-  return out;
+  if (shares.empty()) return out;
+  // A component is at its value when its share is within the values' relative 1e-9 (and
+  // rounding); the others are listed by how much of the difference they hold.
+  auto above = [&](size_t i) { return shares[i] - parts[i].value * (1 + 1e-6); };
+  double latency = 0, value = 0;
+  for (size_t i = 0; i < parts.size(); ++i) latency += shares[i], value += parts[i].value;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (above(i) > 0) order.push_back(i);
+  }
+  if (order.empty()) return out + "  schedule: every component at its value\n";
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return shares[a] - parts[a].value > shares[b] - parts[b].value;
+  });
+  out += "  schedule: latency " + FormatNumber(latency) + " against the split's " + FormatNumber(value) +
+         "; of the difference " + FormatNumber(latency - value) + ":";
+  for (size_t n = 0; n < order.size() && n < 3; ++n) {
+    const size_t i = order[n];
+    out += std::string(n ? "," : "") + " component " + std::to_string(i) + " " +
+           FormatNumber(shares[i] - parts[i].value) + " (" +
+           FormatNumber(100 * (shares[i] - parts[i].value) / (latency - value), 1) + "%)";
+  }
+  return out + "\n";
+}
+
+// Each link component's share of a judged schedule: the latencies of its subgraphs. By Lemma W1
+// a valid schedule's subgraph never leaves its component; one that does is a bug in the bound
+// module, reported as such (an empty result).
+std::vector<double> ComponentShares(const Problem& problem, const CostModes& modes, const Schedule& schedule,
+                                    const Evaluation& evaluation,
+                                    const std::vector<search::SplitTier2Component>& parts, std::string* error) {
+  const std::vector<int> component_of = LinkComponents(problem, modes);
+  std::vector<int> part_of(problem.num_ops(), -1);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (int op = 0; op < problem.num_ops(); ++op) {
+      if (component_of[op] == component_of[parts[i].first_op]) part_of[op] = static_cast<int>(i);
+    }
+  }
+  std::vector<double> shares(parts.size(), 0.0);
+  for (size_t s = 0; s < schedule.subgraphs.size(); ++s) {
+    const std::vector<int>& ops = schedule.subgraphs[s].ops;
+    for (int op : ops) {
+      if (part_of[op] < 0 || part_of[op] != part_of[ops.front()]) {
+        *error = "subgraph " + std::to_string(s) + " spans link components (ops " + std::to_string(ops.front()) +
+                 " and " + std::to_string(op) + "), which Lemma W1 rules out for a valid schedule";
+        return {};
+      }
+    }
+    shares[part_of[ops.front()]] += evaluation.subgraphs[s].cost.latency;
+  }
+  return shares;
 }
 
 }  // namespace
@@ -41,7 +101,7 @@ int RunBound(int argc, char** argv, int first) {
                      "print JSON: lower_bound, every part (compute, io, traffic, mixed, phase, capacity, coupled, "
                      "shared, squeeze, held; tier2 and split when run), set_by (the part that sets it), modes, time_s; "
                      "with --split also split_components (per link component: first_op, ops, tensors, value, tier2, "
-                     "floor, mixed, tier2_summary)"});
+                     "floor, mixed, tier2_summary; with --schedule also schedule_share) and schedule_latency"});
   options.push_back({"tier2", "",
                      "also run tier 2, the covering LP over every subgraph context (seconds to "
                      "minutes; problems of at most 64 ops and 1,000,000 connected op sets, about "
@@ -50,10 +110,13 @@ int RunBound(int argc, char** argv, int first) {
                      "also run tier 2 by link components: the covering LP on each part of the graph "
                      "that no subgraph can leave, summed (any size; parts above 64 ops count at a floor or at "
                      "tier 1's mixed roofline restricted to them)"});
+  options.push_back({"schedule", "SOLUTION.json",
+                     "with --split: judge this schedule (Evaluate) and print each link component's share of "
+                     "its latency against the component's bound, and which components hold the gap"});
   options.push_back({"time-limit", "SEC", "budget of --tier2 and of --split in seconds, each (default 120; "
                      "0: until it converges); a run stopped by it or by SIGINT/SIGTERM still reports a "
                      "valid bound"});
-  Args args("bound", "PROBLEM.json [--json] [--tier2] [--split] [--time-limit SEC] [mode flags]",
+  Args args("bound", "PROBLEM.json [--json] [--tier2] [--split [--schedule SOL.json]] [options]",
             "Prints a lower bound on the total latency of every valid schedule of PROBLEM.json\n"
             "under the chosen modes: the largest of its parts, each printed below: compute (every\n"
             "op once, padded tiles), io (graph inputs and outputs once), traffic (every load a\n"
@@ -66,7 +129,10 @@ int RunBound(int argc, char** argv, int first) {
             "--tier2 adds the covering LP (docs/bounds.md \"Tier 2\"): every subgraph context\n"
             "is priced, so its certified value is a bound too; the larger one is printed.\n"
             "--split adds the same LP on each link component of the graph (docs/bounds.md \"Tier 2\n"
-            "by components\"): the ops that can share a subgraph, priced apart and summed.",
+            "by components\"): the ops that can share a subgraph, priced apart and summed.\n"
+            "--schedule with --split splits a schedule's latency the same way, so the gap can be\n"
+            "placed: a component whose share is far above its value holds the gap there (search or\n"
+            "bound), one at its value is done.",
             options, 1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
@@ -75,6 +141,9 @@ int RunBound(int argc, char** argv, int first) {
     return Fail("bound", "--time-limit is the budget of --tier2 and --split (tier 1 takes milliseconds)",
                 kExitUsage);
   }
+  if (args.Has("schedule") && !args.Has("split")) {
+    return Fail("bound", "--schedule needs --split (it splits the schedule's latency by link component)", kExitUsage);
+  }
   auto limit = args.GetDouble("time-limit", 120);
   if (!limit.ok()) return Fail("bound", limit.status().message(), kExitUsage);
   if (*limit < 0) return Fail("bound", "--time-limit must not be negative", kExitUsage);
@@ -82,6 +151,12 @@ int RunBound(int argc, char** argv, int first) {
   auto problem = LoadProblem(args.positional()[0], &warnings);
   if (!problem.ok()) return Fail("bound", problem.status().message(), kExitUsage);
   PrintWarnings("bound", warnings);
+  std::optional<JudgedInput> judged;  // --schedule: the schedule and Evaluate()'s verdict
+  if (args.Has("schedule")) {
+    int code = kExitOk;
+    judged = LoadJudged("bound", args.positional()[0], args.Get("schedule"), *modes, &code);
+    if (!judged) return code;
+  }
   const auto start = std::chrono::steady_clock::now();
   const LowerBounds bounds = ComputeLowerBounds(*problem, *modes);
   search::Tier2Options tier2_options;
@@ -111,16 +186,25 @@ int RunBound(int argc, char** argv, int first) {
                          search::SplitTier2Summary(run) + "; " + FormatNumber(run.seconds, 2) + " s"});
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<double> shares;  // --schedule: per link component, its subgraphs' latencies
+  if (judged) {
+    std::string error;
+    shares = ComponentShares(*problem, *modes, judged->schedule, judged->evaluation, parts, &error);
+    if (shares.empty() && !parts.empty()) return Fail("bound", "internal error: " + error, kExitInternal);
+  }
   if (args.Has("json")) {
     std::vector<SplitComponentJson> components;
-    for (const search::SplitTier2Component& c : parts) {
-      components.push_back({c.first_op, c.ops, c.tensors, c.value, c.tier2, c.floor, c.tier1, c.tier2_summary});
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const search::SplitTier2Component& c = parts[i];
+      components.push_back({c.first_op, c.ops, c.tensors, c.value, c.tier2, c.floor, c.tier1, c.tier2_summary,
+                            shares.empty() ? -1.0 : shares[i]});
     }
-    std::cout << LowerBoundsToJson(bounds, *modes, seconds, tier2, split, components);
+    std::cout << LowerBoundsToJson(bounds, *modes, seconds, tier2, split, components,
+                                   judged ? judged->evaluation.total : -1.0);
     return kExitOk;
   }
   std::cout << BoundText(bounds, *modes, certified);
-  if (split >= 0) std::cout << SplitComponentsText(parts);
+  if (split >= 0) std::cout << SplitComponentsText(parts, shares);
   std::cout << "computed in " << FormatNumber(seconds * 1000, 2) << " ms\n";
   return kExitOk;
 }

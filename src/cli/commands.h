@@ -18,6 +18,7 @@ int RunReport(int argc, char** argv, int first);
 int RunDot(int argc, char** argv, int first);
 int RunImport(int argc, char** argv, int first);
 int RunGenerate(int argc, char** argv, int first);
+int RunCut(int argc, char** argv, int first);
 
 }  // namespace tilesched::cli
 

@@ -1,6 +1,6 @@
-// JudgedInput: the problem, solution and Evaluate()'s verdict that `report` and `dot` start
-// from, loaded with the house treatment of bad input (one line, exit 2; an invalid schedule
-// exits 1).
+// JudgedInput: the problem, solution and Evaluate()'s verdict that `report`, `dot` and
+// `bound --schedule` start from, loaded with the house treatment of bad input (one line,
+// exit 2; an invalid schedule exits 1).
 #ifndef TILESCHED_CLI_JUDGED_INPUT_H_
 #define TILESCHED_CLI_JUDGED_INPUT_H_
 

@@ -27,6 +27,7 @@ const Command kCommands[] = {
     {"report", tilesched::cli::RunReport, "write a self-contained HTML report of a schedule"},
     {"dot", tilesched::cli::RunDot, "write the DAG (and a schedule's subgraphs) as Graphviz DOT"},
     {"import", tilesched::cli::RunImport, "import an ONNX model with a hardware description"},
+    {"cut", tilesched::cli::RunCut, "write some ops of a problem (or one link component) as a problem of their own"},
     {"generate", tilesched::cli::RunGenerate, "write a generated problem (a transformer-like stack or a random layered DAG)"},
 };
 
