@@ -6,8 +6,8 @@
 // component that tier 2 cannot price (too many ops, op sets or contexts, or out of time) gets.
 // The sum bounds every valid schedule.
 //
-// Entry points: SplitTier2Bound(problem, options) and SplitTier2Summary(result)
-// (tilesched/search.h), SplitTier2Pays(problem, modes) (search/tier2.h: whether RunSearch runs it). The components come from the bound module (LinkComponents,
+// Entry points: SplitTier2Bound(problem, options), SplitTier2Summary(result) and
+// SplitTier2Shares (a schedule's latency per component; tilesched/search.h), SplitTier2Pays(problem, modes) (search/tier2.h: whether RunSearch runs it). The components come from the bound module (LinkComponents,
 // tilesched/lower_bound.h); each component's LP is RunCoveringLp (search/tier2.h). Components are
 // priced in parallel (oneTBB), each into its own slot, and summed in component order.
 #include <algorithm>
@@ -194,6 +194,34 @@ std::string SplitTier2Summary(const SplitTier2Result& result) {
             std::string(Tier2StatusName(result.status)) + ")";
   }
   return line;
+}
+
+Result<std::vector<double>> SplitTier2Shares(const Problem& problem, const CostModes& modes,
+                                             const Schedule& schedule, const std::vector<double>& latencies,
+                                             const SplitTier2Result& result) {
+  if (latencies.size() != schedule.subgraphs.size()) {
+    return Status::Error("latencies: " + std::to_string(latencies.size()) + " for " +
+                         std::to_string(schedule.subgraphs.size()) + " subgraphs");
+  }
+  const std::vector<int> component_of = LinkComponents(problem, modes);
+  std::vector<int> part_of_component(problem.num_ops(), -1);  // component id -> index in parts
+  for (size_t i = 0; i < result.parts.size(); ++i) {
+    part_of_component[component_of[result.parts[i].first_op]] = static_cast<int>(i);
+  }
+  std::vector<double> shares(result.parts.size(), 0.0);
+  for (size_t s = 0; s < schedule.subgraphs.size(); ++s) {
+    const std::vector<int>& ops = schedule.subgraphs[s].ops;
+    if (ops.empty()) continue;
+    const int part = part_of_component[component_of[ops.front()]];
+    for (int op : ops) {
+      if (part < 0 || part_of_component[component_of[op]] != part) {
+        return Status::Error("subgraph " + std::to_string(s) + ": ops " + std::to_string(ops.front()) + " and " +
+                             std::to_string(op) + " lie in different link components (Lemma W1 rules that out)");
+      }
+    }
+    shares[part] += latencies[s];
+  }
+  return shares;
 }
 
 }  // namespace tilesched::search

@@ -272,6 +272,15 @@ SplitTier2Result SplitTier2Bound(const Problem& problem, const Tier2Options& opt
 // One line: components, the largest, how many converged, contexts costed.
 std::string SplitTier2Summary(const SplitTier2Result& result);
 
+// Each link component's share of a schedule (`bound --split --schedule`): the sum of
+// `latencies` (one per subgraph, Evaluate()'s) over the subgraphs whose ops lie in it, in the
+// order of `result.parts`. By Lemmas W1-W4 a valid schedule's share of a component is at least
+// its value. Fails naming the subgraph when one spans two components (W1 rules that out for a
+// valid schedule: it would be a bug in the bound module) or the lengths differ.
+Result<std::vector<double>> SplitTier2Shares(const Problem& problem, const CostModes& modes,
+                                             const Schedule& schedule, const std::vector<double>& latencies,
+                                             const SplitTier2Result& result);
+
 }  // namespace tilesched::search
 
 #endif  // TILESCHED_SEARCH_H_

@@ -181,6 +181,17 @@ void BindProblem(py::module_& m) {
           "The same graph on another chip (a Hardware): capacity, bandwidth and native tile from\n"
           "it; base costs rescaled when the description says what they were computed for\n"
           "(docs/import.md, `--hardware` of the commands).")
+      .def(
+          "cut",
+          [](const PyProblem& p, const std::vector<int>& ops) {
+            return PyProblem{std::make_shared<const Problem>(Unwrap(CutOut(*p.problem, ops))), ""};
+          },
+          py::arg("ops"),
+          "Some ops as a problem of their own (as `tilesched cut --ops`, CutOut): tensors produced\n"
+          "outside become graph inputs, tensors no kept op reads graph outputs; names kept ('op N',\n"
+          "'tensor N' with the original ids when the problem has none). Its optimum and bounds\n"
+          "describe the part alone, not its share of the whole (docs/bounds.md \"Cut-outs\").\n"
+          "ValueError names an id out of range or listed twice.")
       .def_property_readonly("ops", [](const PyProblem& p) { return Ops(*p.problem); },
                              "the ops, as a list of Op (index = op id; with the model's names)")
       .def_property_readonly("tensors", [](const PyProblem& p) { return Tensors(*p.problem); },

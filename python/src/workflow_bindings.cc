@@ -53,15 +53,23 @@ std::pair<bool, std::string> EvaluateJson(const PyProblem& p, const Schedule& sc
 }
 
 // (`bound --json`, what tier 2 did, what tier 2 by components did): tier 1, tier 2 (the
-// covering LP, Tier2Bound) and tier 2 by link components (SplitTier2Bound) for up to
-// `time_limit` seconds each when asked ("" without them).
+// covering LP, Tier2Bound) and tier 2 by link components (SplitTier2Bound, with
+// split_components) for up to `time_limit` seconds each when asked ("" without them); with a
+// schedule (split only, as `bound --split --schedule`), each component's share of its latency.
 std::tuple<std::string, std::string, std::string> BoundJson(const PyProblem& p, const std::string& rules,
                                                             const std::string& matmul_reduction,
                                                             const std::string& k_limit, bool tier2, bool split,
-                                                            double time_limit) {
+                                                            double time_limit, const Schedule* schedule) {
   const CostModes modes = ParseModes(rules, matmul_reduction, k_limit);
   // As `bound --tier2 --split --time-limit`: 0 runs until the LP converges (or Ctrl-C).
   if ((tier2 || split) && time_limit < 0) throw py::value_error("time_limit must not be negative");
+  if (schedule && !split) throw py::value_error("schedule needs split=True (it splits the latency by link component)");
+  std::optional<Evaluation> judged;
+  if (schedule) {
+    auto evaluation = Evaluate(*p.problem, *schedule, modes);
+    if (!evaluation.ok()) RaiseInvalid(evaluation.status().message());
+    judged = std::move(evaluation).value();
+  }
   const auto start = std::chrono::steady_clock::now();
   std::atomic<bool> stop{false};
   std::optional<LowerBounds> bounds;
@@ -80,7 +88,22 @@ std::tuple<std::string, std::string, std::string> BoundJson(const PyProblem& p, 
       stop);
   RaiseIfInterrupted(raised);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {LowerBoundsToJson(*bounds, modes, seconds, run ? run->value : -1, split_run ? split_run->value : -1),
+  std::vector<double> shares;
+  if (judged) {
+    std::vector<double> latencies;
+    for (const SubgraphReport& s : judged->subgraphs) latencies.push_back(s.cost.latency);
+    shares = Unwrap(search::SplitTier2Shares(*p.problem, modes, *schedule, latencies, *split_run));
+  }
+  std::vector<SplitComponentJson> components;
+  if (split_run) {
+    for (size_t i = 0; i < split_run->parts.size(); ++i) {
+      const search::SplitTier2Component& c = split_run->parts[i];
+      components.push_back({c.first_op, c.ops, c.tensors, c.value, c.tier2, c.floor, c.tier1, c.tier2_summary,
+                            shares.empty() ? -1.0 : shares[i]});
+    }
+  }
+  return {LowerBoundsToJson(*bounds, modes, seconds, run ? run->value : -1, split_run ? split_run->value : -1,
+                            components, judged ? judged->total : -1.0),
           run ? search::Tier2Summary(*run) : "", split_run ? search::SplitTier2Summary(*split_run) : ""};
 }
 
@@ -200,7 +223,8 @@ void BindWorkflows(py::module_& m) {
   m.def("evaluate", &EvaluateJson, py::arg("problem"), py::arg("schedule"), py::arg("rules"),
         py::arg("matmul_reduction"), py::arg("k_limit"));
   m.def("bound", &BoundJson, py::arg("problem"), py::arg("rules"), py::arg("matmul_reduction"),
-        py::arg("k_limit"), py::arg("tier2"), py::arg("split"), py::arg("time_limit"));
+        py::arg("k_limit"), py::arg("tier2"), py::arg("split"), py::arg("time_limit"),
+        py::arg("schedule") = nullptr);
   m.def("sweep", &Sweep, py::arg("plan"), py::arg("definition"), py::arg("hardware"), py::arg("jobs"),
         py::arg("shard"), py::arg("output"), py::arg("resume"));
   m.def("sweep_points", &SweepPoints, py::arg("plan"), py::arg("definition"), py::arg("hardware"),

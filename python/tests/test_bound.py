@@ -45,6 +45,35 @@ def test_split_same_as_the_command(cli):
     assert "tier2" not in got
 
 
+def test_split_components_and_a_schedule_by_component(cli, tmp_path):
+    # The same components as the command, and a schedule's latency split among them: each
+    # share at least its component's value, the shares adding up to the latency.
+    result = tilesched.schedule(benchmark(7), strategy="greedy", iterations=1)
+    path = tmp_path / "s.json"
+    result.schedule.save(path)
+    expected = cli.json("bound", benchmark(7), "--json", "--split", "--schedule", path, "--time-limit", 60)
+    got = tilesched.bound(benchmark(7), split=True, schedule=result, time_limit=60)
+    assert got["split_components"] == expected["split_components"]
+    assert got["schedule_latency"] == expected["schedule_latency"] == pytest.approx(result.latency)
+    shares = [c["schedule_share"] for c in got["split_components"]]
+    assert sum(shares) == pytest.approx(result.latency, rel=1e-12)
+    assert all(c["schedule_share"] >= c["value"] for c in got["split_components"])
+    with pytest.raises(ValueError, match="schedule needs split=True"):
+        tilesched.bound(benchmark(7), schedule=result)
+
+
+def test_cut_is_the_command(cli, tmp_path):
+    problem = tilesched.Problem.load(benchmark(7))
+    part = problem.cut([3, 0, 1])
+    out = tmp_path / "cut.json"
+    cli.run("cut", benchmark(7), "--ops", "0-1,3", "-o", out)
+    assert part.to_dict() == tilesched.Problem.load(out).to_dict()
+    assert part.num_ops == 3
+    assert part.ops[2].name == "op 3"
+    with pytest.raises(ValueError, match="op 99 is out of range"):
+        problem.cut([99])
+
+
 def test_a_schedule_never_beats_the_bound():
     problem = tilesched.Problem.load(benchmark(3))
     result = tilesched.schedule(problem, iterations=50)

@@ -155,7 +155,7 @@ def evaluate(problem, schedule, *, rules="contest", matmul_reduction="full_k", k
     return Rows(data["modes"])
 
 
-def bound(problem, *, tier2=False, split=False, time_limit=120.0, rules="contest",
+def bound(problem, *, tier2=False, split=False, schedule=None, time_limit=120.0, rules="contest",
           matmul_reduction="full_k", k_limit="native"):
     """The lower bound on every valid schedule's latency (as `tilesched bound --json`).
 
@@ -165,11 +165,17 @@ def bound(problem, *, tier2=False, split=False, time_limit=120.0, rules="contest
     time_limit seconds (0: until the LP converges; docs/bounds.md), and tier2_summary, what it
     did (converged or stopped, contexts priced); with split=True also split, the same LP on
     each link component of the graph, summed (docs/bounds.md "Tier 2 by components"; any size,
-    up to time_limit seconds too), and split_summary. A schedule whose latency equals
-    lower_bound is optimal. Ctrl-C raises KeyboardInterrupt.
+    up to time_limit seconds too), split_components (per component: first_op, ops, tensors,
+    value, tier2, floor, mixed, tier2_summary) and split_summary. With split=True and a
+    schedule (a ScheduleResult, Schedule, dict or path; judged as evaluate() does, so an
+    invalid one raises InvalidSchedule) also schedule_latency and each component's
+    schedule_share, its subgraphs' latencies, which is at least its value: the components far
+    above their value hold the gap (as `tilesched bound --split --schedule`). A schedule whose
+    latency equals lower_bound is optimal. Ctrl-C raises KeyboardInterrupt.
     """
+    judged = _schedule(schedule) if schedule is not None else None
     text, summary, split_summary = _core.bound(_problem(problem), rules, matmul_reduction, k_limit,
-                                               tier2, split, float(time_limit))
+                                               tier2, split, float(time_limit), judged)
     result = json.loads(text)
     if tier2:
         result["tier2_summary"] = summary

@@ -65,34 +65,6 @@ std::string SplitComponentsText(const std::vector<search::SplitTier2Component>& 
   return out + "\n";
 }
 
-// Each link component's share of a judged schedule: the latencies of its subgraphs. By Lemma W1
-// a valid schedule's subgraph never leaves its component; one that does is a bug in the bound
-// module, reported as such (an empty result).
-std::vector<double> ComponentShares(const Problem& problem, const CostModes& modes, const Schedule& schedule,
-                                    const Evaluation& evaluation,
-                                    const std::vector<search::SplitTier2Component>& parts, std::string* error) {
-  const std::vector<int> component_of = LinkComponents(problem, modes);
-  std::vector<int> part_of(problem.num_ops(), -1);
-  for (size_t i = 0; i < parts.size(); ++i) {
-    for (int op = 0; op < problem.num_ops(); ++op) {
-      if (component_of[op] == component_of[parts[i].first_op]) part_of[op] = static_cast<int>(i);
-    }
-  }
-  std::vector<double> shares(parts.size(), 0.0);
-  for (size_t s = 0; s < schedule.subgraphs.size(); ++s) {
-    const std::vector<int>& ops = schedule.subgraphs[s].ops;
-    for (int op : ops) {
-      if (part_of[op] < 0 || part_of[op] != part_of[ops.front()]) {
-        *error = "subgraph " + std::to_string(s) + " spans link components (ops " + std::to_string(ops.front()) +
-                 " and " + std::to_string(op) + "), which Lemma W1 rules out for a valid schedule";
-        return {};
-      }
-    }
-    shares[part_of[ops.front()]] += evaluation.subgraphs[s].cost.latency;
-  }
-  return shares;
-}
-
 }  // namespace
 
 int RunBound(int argc, char** argv, int first) {
@@ -167,6 +139,7 @@ int RunBound(int argc, char** argv, int first) {
   if (args.Has("tier2") || args.Has("split")) InstallStopSignals(SecondSignal::kKeepStopping);
   const std::string budget_text = *limit > 0 ? "up to " + FormatNumber(*limit, 1) + " s" : "no time limit";
   double tier2 = -1, split = -1;  // < 0: not run
+  search::SplitTier2Result split_run;
   std::vector<search::SplitTier2Component> parts;  // the split's link components
   std::vector<CertifiedBound> certified;
   if (args.Has("tier2")) {
@@ -179,18 +152,20 @@ int RunBound(int argc, char** argv, int first) {
   if (args.Has("split")) {
     std::cerr << "split tier 2: pricing each link component (" << budget_text
               << "; Ctrl-C stops with the bound so far)...\n";
-    const search::SplitTier2Result run = search::SplitTier2Bound(*problem, tier2_options);
-    split = run.value;
-    parts = run.parts;
-    certified.push_back({"split", "tier 2 by link components", run.value,
-                         search::SplitTier2Summary(run) + "; " + FormatNumber(run.seconds, 2) + " s"});
+    split_run = search::SplitTier2Bound(*problem, tier2_options);
+    split = split_run.value;
+    parts = split_run.parts;
+    certified.push_back({"split", "tier 2 by link components", split_run.value,
+                         search::SplitTier2Summary(split_run) + "; " + FormatNumber(split_run.seconds, 2) + " s"});
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<double> shares;  // --schedule: per link component, its subgraphs' latencies
   if (judged) {
-    std::string error;
-    shares = ComponentShares(*problem, *modes, judged->schedule, judged->evaluation, parts, &error);
-    if (shares.empty() && !parts.empty()) return Fail("bound", "internal error: " + error, kExitInternal);
+    std::vector<double> latencies;
+    for (const SubgraphReport& s : judged->evaluation.subgraphs) latencies.push_back(s.cost.latency);
+    auto split_shares = search::SplitTier2Shares(*problem, *modes, judged->schedule, latencies, split_run);
+    if (!split_shares.ok()) return Fail("bound", "internal error: " + split_shares.status().message(), kExitInternal);
+    shares = std::move(split_shares).value();
   }
   if (args.Has("json")) {
     std::vector<SplitComponentJson> components;
