@@ -134,8 +134,17 @@ TEST(ResultsLibrary, ProblemFilesGetGreedyAndTheirTable) {
   EXPECT_LT(row.tier2, 0);  // not asked for
   ASSERT_TRUE(row.reach_seconds.has_value());
   EXPECT_LE(*row.reach_seconds, row.seconds + 1e-9);
-  const std::string table = ProblemsMarkdown(request, *rows, "2026-12-04");
+  EXPECT_LT(row.tier2_part_excess, 0);  // tier 2 not asked for
+  std::vector<BenchmarkRow> two = *rows;
+  two.push_back(row);
+  two.back().name = "split";
+  two.back().tier2 = row.lower_bound;
+  two.back().tier2_part_excess = 0.25;
+  const std::string table = ProblemsMarkdown(request, two, "2026-12-04");
   EXPECT_NE(table.find("| torch_encoder_layer | 53 |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| in tier-2 parts |"), std::string::npos) << table;
+  EXPECT_NE(table.find(" | - | "), std::string::npos) << table;
+  EXPECT_NE(table.find(" | 25.0% | "), std::string::npos) << table;
 }
 
 TEST(ResultsLibrary, MalformedGoldenTableIsAOneLineError) {

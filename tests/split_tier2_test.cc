@@ -71,6 +71,39 @@ int CheckComponentBounds(const Problem& problem, const CostModes& modes, const S
   return positive;
 }
 
+// SplitTier2Shares (`bound --split --schedule`): on E4's optimum, each part's share is the
+// latency of the subgraphs in its component (the test's own Shares), at least its value; a
+// subgraph spanning the two components, or latencies of the wrong length, are refused.
+TEST(SplitTier2, SharesFollowTheComponents) {
+  const Problem problem = testing::spec::E4();
+  const CostModes modes;  // contest rules: two components
+  const testing::BruteForceResult optimum = testing::BruteForceOptimum(problem, modes);
+  const search::SplitTier2Result split = Split(problem, modes);
+  ASSERT_EQ(split.parts.size(), 2u);
+  auto evaluation = Evaluate(problem, optimum.schedule, modes);
+  ASSERT_TRUE(evaluation.ok()) << evaluation.status().message();
+  std::vector<double> latencies;
+  for (const SubgraphReport& s : evaluation->subgraphs) latencies.push_back(s.cost.latency);
+  auto shares = search::SplitTier2Shares(problem, modes, optimum.schedule, latencies, split);
+  ASSERT_TRUE(shares.ok()) << shares.status().message();
+  const std::vector<int> of = LinkComponents(problem, modes);
+  const std::vector<double> expected = Shares(problem, modes, optimum.schedule, of);
+  ASSERT_EQ(shares->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ((*shares)[i], expected[static_cast<size_t>(of[static_cast<size_t>(split.parts[i].first_op)])]);
+    EXPECT_GE((*shares)[i], split.parts[i].value);
+  }
+  EXPECT_NEAR((*shares)[0] + (*shares)[1], evaluation->total, evaluation->total * 1e-12);
+  Schedule spanning;
+  spanning.subgraphs.push_back({});
+  for (int o = 0; o < problem.num_ops(); ++o) spanning.subgraphs[0].ops.push_back(o);
+  auto refused = search::SplitTier2Shares(problem, modes, spanning, {1.0}, split);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("subgraph 0: ops"), std::string::npos) << refused.status().message();
+  EXPECT_NE(refused.status().message().find("lie in different link components"), std::string::npos);
+  EXPECT_FALSE(search::SplitTier2Shares(problem, modes, optimum.schedule, {}, split).ok());
+}
+
 TEST(SplitTier2, TightOnSpecE4UnderContestRules) {
   const Problem problem = testing::spec::E4();
   for (const CostModes& modes : testing::AllModes()) {

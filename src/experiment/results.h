@@ -74,6 +74,11 @@ struct BenchmarkRow {
   double greedy = 0;     // greedy alone (problem files; 0: not run)
   // When the run first came within 1% of its final latency (nullopt: never reported).
   std::optional<double> reach_seconds;
+  // Where tier 2 by link components ran: of the latency above the split's value (summed over
+  // the components whose share exceeds their value, SplitTier2Shares), the fraction in
+  // components that count at tier 2's certificate, where the LP prices whole subgraphs, so
+  // what is left is mostly search (< 0: not run, or no excess).
+  double tier2_part_excess = -1;
 };
 
 // Fails on an unreadable benchmark or a failed search; a result Evaluate() rejects sets
