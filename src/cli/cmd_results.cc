@@ -134,8 +134,9 @@ int RunResults(int argc, char** argv, int first) {
             "--write-golden tests/golden/results.csv (see docs/results.md).\n"
             "With problem files (or --suite large, the files of data/large) it runs those\n"
             "instead, each at the contest tier for its op count, and greedy alone on each too:\n"
-            "latency, tier 1 and tier 2 bounds, latency / bound, greedy's latency, time to within\n"
-            "1% of the final result. docs/results_large.md is made by\n"
+            "latency, tier 1 and tier 2 bounds, the part of the gap in components tier 2 priced,\n"
+            "latency / bound, greedy's latency, time to within 1% of the final result.\n"
+            "docs/results_large.md is made by\n"
             "`tilesched results --suite large --threads 2 -o docs/results_large.md`.",
             ResultsOptions(), 0, kMaxProblems);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;

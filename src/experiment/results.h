@@ -76,8 +76,8 @@ struct BenchmarkRow {
   std::optional<double> reach_seconds;
   // Where tier 2 by link components ran: of the latency above the split's value (summed over
   // the components whose share exceeds their value, SplitTier2Shares), the fraction in
-  // components that count at tier 2's certificate, where the LP prices whole subgraphs, so
-  // what is left is mostly search (< 0: not run, or no excess).
+  // components whose value tier 2's certificate meets (within a relative 1e-6), where the LP
+  // prices whole subgraphs, so what is left is mostly search (< 0: not run, or no excess).
   double tier2_part_excess = -1;
 };
 
