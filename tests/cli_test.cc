@@ -488,7 +488,8 @@ TEST(CliCut, KeepsOpsAndRefusesBadLists) {
   EXPECT_EQ(copy["op_names"][3], "op 3");
   const ToolRun bound = Tilesched({"bound", Benchmark(7), "--split", "--json", "--time-limit", "0"}, dir);
   ASSERT_EQ(bound.code, 0) << bound.err;
-  for (const nlohmann::json& c : nlohmann::json::parse(bound.out)["split_components"]) {
+  const nlohmann::json split = nlohmann::json::parse(bound.out);  // alive through the loop
+  for (const nlohmann::json& c : split["split_components"]) {
     const std::string path = dir.File("c.json");
     const ToolRun cut =
         Tilesched({"cut", Benchmark(7), "--component-of", std::to_string(c["first_op"].get<int>()), "-o", path}, dir);
