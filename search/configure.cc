@@ -131,7 +131,23 @@ std::optional<TileChoice> Configurator::Best(const SubgraphPlan& plan,
     consider({w, h, ks[ki]});
     if (ki + 1 < ks.size()) consider({w, h, ks[ki + 1]});
   }
-  if (!best) stats_.infeasible.fetch_add(1, std::memory_order_relaxed);
+  if (!best) {
+    stats_.infeasible.fetch_add(1, std::memory_order_relaxed);
+    return best;
+  }
+  // In a mixed plan a k-slice can coincide with a tile interval, and what a move saves then
+  // depends on its direction (search/traversal.h): raster and column-major are tried on the
+  // best tile too.
+  if (!options_.all_orders && (plan.mixed_rows() || plan.mixed_cols())) {
+    const Granularity g = best->granularity;
+    const Grid grid(plan.width(), plan.height(), g.w, g.h);
+    if (grid.rows() > 1 && grid.cols() > 1) {
+      for (TraversalKind kind : {TraversalKind::kRaster, TraversalKind::kColumnMajor}) {
+        auto choice = Evaluate(plan, g, kind, retained, resident);
+        if (choice && choice->latency < best->latency) best = choice;
+      }
+    }
+  }
   return best;
 }
 

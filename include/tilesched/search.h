@@ -35,8 +35,9 @@ struct ConfigureOptions {
   int max_ks = 8;      // split-k factors tried
   // Also cost the next smaller width below the largest that fits (rarely better; measured).
   bool try_smaller_width = true;
-  // Also try raster, column-major and blocked orders (dominated by the snakes; see
-  // search/traversal.h).
+  // Also try raster, column-major and blocked orders on every tile (dominated by the snakes
+  // except in mixed plans, where raster and column-major are tried on the best tile anyway;
+  // see search/traversal.h).
   bool all_orders = false;
 };
 
