@@ -501,32 +501,62 @@ class StepEvaluator {
   }
 
   // A lower bound over every order on this very grid, for any plan (mixed included): each tile's
-  // later k-steps as they are, and its first step loading only the slices that no tile's last
-  // step needs (so no predecessor can leave them identical). Costs every tile: small grids.
+  // later k-steps as they are, and the larger of two bounds on the first steps
+  // (docs/bounds.md, X7 "Mixed plans" and X11):
+  // - each first step loading only the slices that no tile's last step needs (so no
+  //   predecessor can leave them identical);
+  // - every first step loading all its slices, less what the predecessors can spare in all:
+  //   a slice s is spared only at a tile whose predecessor's last step needs s, and an order
+  //   gives each tile one predecessor and each tile at most one successor, so s is spared at
+  //   most min(tiles whose first step needs s, tiles whose last step needs s) times.
+  // Costs every tile: small grids.
   double AnyPlanOrderFree(double cutoff) {
-    std::vector<ConcreteSlice> last_slices;
+    std::vector<ConcreteSlice> all_last;
     double unused = 0;
     for (int64_t r = 0; r < grid_.rows(); ++r) {
       for (int64_t c = 0; c < grid_.cols(); ++c) {
-        Step(r, c, n_k_ - 1, &previous_, &unused);
-        last_slices.insert(last_slices.end(), previous_.begin(), previous_.end());
+        Step(r, c, n_k_ - 1, &previous_, &unused);  // distinct within the step
+        all_last.insert(all_last.end(), previous_.begin(), previous_.end());
       }
     }
-    std::sort(last_slices.begin(), last_slices.end());
-    last_slices.erase(std::unique(last_slices.begin(), last_slices.end()), last_slices.end());
-    double total = 0;
+    std::sort(all_last.begin(), all_last.end());
+    // Each distinct last-step slice, with the number of tiles whose last step needs it and of
+    // those whose first step does.
+    std::vector<ConcreteSlice> last_slices;
+    std::vector<int64_t> last_count, first_count;
+    for (const ConcreteSlice& s : all_last) {
+      if (last_slices.empty() || !(last_slices.back() == s)) {
+        last_slices.push_back(s);
+        last_count.push_back(0);
+        first_count.push_back(0);
+      }
+      ++last_count.back();
+    }
+    double total = 0, unspared = 0;
     for (int64_t r = 0; r < grid_.rows(); ++r) {
       for (int64_t c = 0; c < grid_.cols(); ++c) {
         double compute = 0;
         Step(r, c, 0, &current_, &compute);
         const StepResult first = Finish(r, c, 0, current_, &last_slices, compute);
+        const StepResult alone = Finish(r, c, 0, current_, nullptr, compute);
+        for (const ConcreteSlice& s : current_) {
+          auto it = std::lower_bound(last_slices.begin(), last_slices.end(), s);
+          if (it != last_slices.end() && *it == s) ++first_count[it - last_slices.begin()];
+        }
         current_key_ = {-1, -1, -1};
-        total += StepLatency(first.compute, first.load, first.store, bandwidth_) +
-                 WithinTile(r, c).sums.latency;
+        const double later = WithinTile(r, c).sums.latency;
+        total += StepLatency(first.compute, first.load, first.store, bandwidth_) + later;
+        unspared += StepLatency(alone.compute, alone.load, alone.store, bandwidth_) + later;
         if (total >= cutoff) return total;
       }
     }
-    return total;
+    // max(c, (L - x + S) / bw) >= max(c, (L + S) / bw) - x / bw for every x >= 0.
+    double spared = 0;
+    for (size_t i = 0; i < last_slices.size(); ++i) {
+      spared += static_cast<double>(last_slices[i].size()) *
+                static_cast<double>(std::min(last_count[i], first_count[i]));
+    }
+    return std::max(total, unspared - spared / bandwidth_);
   }
 
   // OrderFreeLatency on a grid without clipped tiles, where every tile costs alike: an order

@@ -207,7 +207,8 @@ class CostModel {
                         std::span<const int> resident, bool allow_mixed = false) const;
 
   // A lower bound over every traversal order on the latency of `plan` at `g`, for any plan
-  // (mixed included; docs/bounds.md Lemma X7): costs every tile, so meant for small grids.
+  // (mixed included; docs/bounds.md Lemmas X7 and X11): costs every tile, so meant for small
+  // grids.
   // Stops once the tiles summed so far reach `cutoff` and returns that partial sum (every tile's
   // term is at least 0, so it is still a lower bound, and at least the cutoff).
   double AnyPlanOrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
