@@ -279,13 +279,7 @@ TEST(ExactMode, CoincidenceTestMatchesEveryTile) {
 // 10) against a compute of 500, so X7 alone is 2 x 1,638.4 below the best order, and X11
 // meets it.
 TEST(ExactMode, SparedSlicesCountOncePerPredecessor) {
-  testing::ProblemBuilder b(/*capacity=*/1 << 20, /*bandwidth=*/10);
-  const int x = b.Tensor(256, 256), w = b.Tensor(256, 256), y = b.Tensor(256, 256);
-  const int a = b.Tensor(256, 256), out = b.Tensor(256, 256);
-  b.MatMul(x, w, y, 1000);
-  b.Pointwise({y}, a, 100);
-  b.Pointwise({a, x}, out, 100);
-  const Problem problem = b.Build();
+  const Problem problem = testing::LinearActResidual(256);
   const CostModel model(problem, {});
   const auto plan = SubgraphPlan::Create(problem, {0, 1, 2});
   ASSERT_TRUE(plan.ok());

@@ -219,13 +219,7 @@ TEST(Traversal, TheBetterSnakeDominatesTheOtherOrders) {
 // next tile's first k-slice only when that tile is (r, 1). Raster moves from column 0 to 1 in
 // every row, the row snake in every other row, so raster wins; the configurator tries it.
 TEST(Traversal, RasterBeatsTheSnakesInAMixedPlan) {
-  ProblemBuilder b(/*capacity=*/1 << 20, /*bandwidth=*/10);
-  const int x = b.Tensor(512, 512), w = b.Tensor(512, 512), y = b.Tensor(512, 512);
-  const int a = b.Tensor(512, 512), out = b.Tensor(512, 512);
-  b.MatMul(x, w, y, 1000);
-  b.Pointwise({y}, a, 100);
-  b.Pointwise({a, x}, out, 100);
-  const Problem problem = b.Build();
+  const Problem problem = testing::LinearActResidual(512);
   const CostModel model(problem, {});
   const search::Configurator configurator(model);
   const auto plan = SubgraphPlan::Create(problem, {0, 1, 2});

@@ -47,6 +47,18 @@ class ProblemBuilder {
   std::vector<Op> ops_;
 };
 
+// {y = x @ W, a = act(y), out = a + x} on n x n tensors (capacity 2^20, bandwidth 10): a mixed
+// plan, since x is read by k-slices (the MatMul's LHS) and by tiles (the residual).
+inline tilesched::Problem LinearActResidual(int64_t n) {
+  ProblemBuilder b(/*capacity=*/1 << 20, /*bandwidth=*/10);
+  const int x = b.Tensor(n, n), w = b.Tensor(n, n), y = b.Tensor(n, n);
+  const int a = b.Tensor(n, n), out = b.Tensor(n, n);
+  b.MatMul(x, w, y, 1000);
+  b.Pointwise({y}, a, 100);
+  b.Pointwise({a, x}, out, 100);
+  return b.Build();
+}
+
 inline Subgraph Sg(std::vector<int> ops, Granularity g, std::vector<int> retained = {},
                    std::vector<int64_t> traversal = {}) {
   Subgraph sg;
