@@ -2,6 +2,7 @@
 #include "draft.h"
 
 #include <algorithm>
+#include <string>
 
 #include "tilesched/graph.h"
 #include "tilesched/grid.h"
@@ -104,6 +105,29 @@ Schedule ToSchedule(const Draft& draft) {
     schedule.subgraphs.push_back(std::move(sg));
   }
   return schedule;
+}
+
+Result<Draft> DraftOf(PlanCache& plans, const Schedule& schedule, const std::vector<double>& latencies) {
+  Draft draft;
+  for (size_t s = 0; s < schedule.subgraphs.size(); ++s) {
+    const Subgraph& sg = schedule.subgraphs[s];
+    std::vector<int> ops = sg.ops;
+    std::sort(ops.begin(), ops.end());
+    Stage stage;
+    stage.plan = plans.Get(ops);
+    if (stage.plan == nullptr) {  // Evaluate() rejects it too (rule 3.3)
+      return Status::Error("subgraph " + std::to_string(s) + ": its sinks have several shapes");
+    }
+    stage.retained = sg.retained;
+    std::sort(stage.retained.begin(), stage.retained.end());
+    stage.choice.granularity = sg.granularity;
+    stage.choice.traversal = TraversalKind::kRaster;  // an empty traversal is raster order
+    stage.choice.order = sg.traversal;
+    stage.choice.latency = latencies[s];
+    draft.total += latencies[s];
+    draft.stages.push_back(std::move(stage));
+  }
+  return draft;
 }
 
 Result<Draft> SingletonDraft(const Problem& problem, PlanCache& plans, SubgraphCoster& coster) {

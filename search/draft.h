@@ -63,6 +63,11 @@ Schedule ToSchedule(const Draft& draft);
 // (with the op's name) when some op fits at no granularity.
 Result<Draft> SingletonDraft(const Problem& problem, PlanCache& plans, SubgraphCoster& coster);
 
+// A schedule Evaluate() accepted, as a draft with its own tiles, retention and orders (the start
+// of SearchOptions::start), each stage at the latency `latencies` gives (Evaluate()'s); fails
+// only for a subgraph whose sinks have several shapes (rule 3.3), which Evaluate() rejects.
+Result<Draft> DraftOf(PlanCache& plans, const Schedule& schedule, const std::vector<double>& latencies);
+
 }  // namespace tilesched::search
 
 #endif  // TILESCHED_SEARCH_DRAFT_H_

@@ -284,6 +284,18 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
   auto first = SingletonDraft(problem, plans, coster);
   if (!first.ok()) return first.status();
   incumbent.Offer(*first, "singletons");
+  // SearchOptions::start: as given, then re-tiled by the configurator.
+  if (options.start) {
+    auto judged = Evaluate(problem, *options.start, options.modes);
+    if (!judged.ok()) return Status::Error("the start schedule is invalid: " + judged.status().message());
+    std::vector<double> latencies;
+    for (const auto& sg : judged->subgraphs) latencies.push_back(sg.cost.latency);
+    auto start = DraftOf(plans, *options.start, latencies);
+    if (!start.ok()) return Status::Error("the start schedule is invalid: " + start.status().message());
+    incumbent.Offer(*start, "start");
+    Draft retiled = *start;
+    if (RecostDraft(problem, coster, &retiled)) incumbent.Offer(retiled, "start (re-tiled)");
+  }
   Journal journal;
   auto pool_holder = std::make_unique<CandidatePool>();
   const LeakOnStop<CandidatePool> keep_pool{pool_holder, hooks};

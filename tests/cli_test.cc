@@ -509,6 +509,51 @@ TEST(CliCut, KeepsOpsAndRefusesBadLists) {
   }
 }
 
+// `schedule --start`: a run resumes from a schedule. On benchmark 4 greedy ends at 18,110.0 and a
+// short portfolio run at 15,926.4; greedy started from that schedule keeps it (found by "start"),
+// and the file it writes is the evaluator's. An invalid start exits 1 and a missing one 2, both
+// before any output exists.
+TEST(CliStart, AStartScheduleIsKeptAndJudged) {
+  const ScratchDir dir("cli_start");
+  const std::string first = dir.File("first.json");
+  const ToolRun portfolio =
+      Tilesched({"schedule", Benchmark(4), "--iterations", "2000", "--threads", "2", "-o", first}, dir);
+  ASSERT_EQ(portfolio.code, 0) << portfolio.err;
+  const ToolRun greedy = Tilesched({"schedule", Benchmark(4), "--strategy", "greedy", "-o", dir.File("g.json")}, dir);
+  ASSERT_EQ(greedy.code, 0) << greedy.err;
+  const ToolRun judged_first = Tilesched({"evaluate", Benchmark(4), first, "--json"}, dir);
+  ASSERT_EQ(judged_first.code, 0) << judged_first.err;
+  const double start_latency = JsonNumber(judged_first.out, "total_latency");
+  const ToolRun judged_greedy = Tilesched({"evaluate", Benchmark(4), dir.File("g.json"), "--json"}, dir);
+  ASSERT_EQ(judged_greedy.code, 0) << judged_greedy.err;
+  ASSERT_LT(start_latency, JsonNumber(judged_greedy.out, "total_latency"));  // the case under test
+
+  const std::string resumed = dir.File("resumed.json");
+  const std::string summary = dir.File("summary.json");
+  const ToolRun run = Tilesched({"schedule", Benchmark(4), "--strategy", "greedy", "--start", first, "-o",
+                                 resumed, "--summary", summary},
+                                dir);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NEAR(JsonNumber(Slurp(summary), "latency"), start_latency, 1e-6);
+  EXPECT_NE(Slurp(summary).find("\"found_by\": \"start"), std::string::npos) << Slurp(summary);
+  const ToolRun judged = Tilesched({"evaluate", Benchmark(4), resumed, "--json"}, dir);
+  ASSERT_EQ(judged.code, 0) << judged.err;
+  EXPECT_NEAR(JsonNumber(judged.out, "total_latency"), start_latency, 1e-6);
+
+  // A missing start (exit 2) and an invalid one (exit 1, the rule named): nothing written.
+  const std::string out = dir.File("out.json");
+  const ToolRun invalid = Tilesched({"schedule", Benchmark(4), "--start", dir.File("missing.json"), "-o", out}, dir);
+  EXPECT_EQ(invalid.code, 2) << invalid.err;
+  EXPECT_NE(invalid.err.find("--start: "), std::string::npos) << invalid.err;
+  Spit(dir.File("other.json"), R"({"subgraphs": [[0]], "granularities": [[128, 128, 1]],
+                                   "tensors_to_retain": [[]], "traversal_orders": [null]})");
+  const ToolRun other = Tilesched({"schedule", Benchmark(4), "--start", dir.File("other.json"), "-o", out}, dir);
+  EXPECT_EQ(other.code, 1) << other.err;
+  EXPECT_NE(other.err.find("--start: invalid schedule: "), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("(rule 3.1)"), std::string::npos) << other.err;
+  EXPECT_FALSE(std::ifstream(out).good());
+}
+
 // `schedule` runs tier 2 after greedy under a time limit (SearchOptions::split_tier2): of the
 // whole problem within its reach, on benchmark 7, where greedy's schedule meets it, so the run
 // ends proven optimal.

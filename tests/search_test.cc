@@ -321,6 +321,39 @@ TEST(Search, FindsRetentionAndSplitAsIn3C) {
   EXPECT_DOUBLE_EQ(evaluation->total, result->total);
 }
 
+// SearchOptions::start: a run from a given schedule never ends above it, stays deterministic,
+// and refuses an invalid one.
+TEST(Search, StartsFromAGivenSchedule) {
+  const Problem problem = testing::spec::Diamond();
+  search::SearchOptions options;
+  options.iterations = 200;
+  options.threads = 1;
+  auto found = search::RunSearch(problem, options);
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  for (const char* strategy : {"greedy", "anneal", "lns"}) {
+    search::SearchOptions from = options;
+    from.strategy = strategy;
+    from.iterations = 50;
+    from.start = found->schedule;
+    auto one = search::RunSearch(problem, from);
+    ASSERT_TRUE(one.ok()) << one.status().message();
+    EXPECT_LE(one->total, found->total * (1 + 1e-12)) << strategy;
+    from.threads = 2;
+    auto two = search::RunSearch(problem, from);
+    ASSERT_TRUE(two.ok()) << two.status().message();
+    EXPECT_EQ(two->total, one->total) << strategy;
+    auto evaluation = Evaluate(problem, one->schedule, {});
+    ASSERT_TRUE(evaluation.ok()) << strategy;
+    EXPECT_DOUBLE_EQ(evaluation->total, one->total) << strategy;
+  }
+  search::SearchOptions bad = options;
+  bad.start = Schedule{};  // covers no op (rule 3.1)
+  auto refused = search::RunSearch(problem, bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("the start schedule is invalid"), std::string::npos)
+      << refused.status().message();
+}
+
 // --- Moves ---------------------------------------------------------------------------------
 
 // A chain PW0 -> PW1 -> PW2 -> PW3 (64x64) and a draft of one op per stage.

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,12 @@ struct SearchOptions {
 
   ConfigureOptions configure;
   CostModes modes;
+
+  // A valid schedule to start from (`tilesched schedule --start`): it is judged by Evaluate()
+  // (RunSearch fails on an invalid one), offered as it is and re-tiled by the configurator
+  // (its subgraphs and retention with the search's own tiles and orders), before greedy. LNS
+  // and annealing start from the best schedule so far, and the result is never worse than it.
+  std::optional<Schedule> start;
 };
 
 // The budget of a run whose caller gives neither a time limit nor iterations (`tilesched

@@ -6,6 +6,7 @@
 #include "schedule_runner.h"
 #include "search_args.h"
 #include "stop_signal.h"
+#include "tilesched/evaluate.h"
 #include "tilesched/hardware.h"
 #include "tilesched/io.h"
 
@@ -17,6 +18,8 @@ int RunSchedule(int argc, char** argv, int first) {
                  {"output", "OUT.json", "write the schedule here (default: stdout)", "-o"});
   options.push_back({"quiet", "", "no progress output on stderr"});
   options.push_back({"hardware", "HW.json", "replace the problem's hardware by a description (configs/hardware/, docs/import.md)"});
+  options.push_back({"start", "SOLUTION.json", "start from this valid schedule (it is judged first): the "
+                                               "result is never worse than it"});
   options.push_back({"verbose", "", "print what each strategy did (moves, beams) on stderr"});
   options.push_back({"summary", "FILE", "write the outcome as JSON: latency, lower_bound, gap, "
                                         "optimal, found_by, time_s, modes"});
@@ -43,6 +46,17 @@ int RunSchedule(int argc, char** argv, int first) {
   auto problem = LoadProblemOnHardware(args.positional()[0], args.Get("hardware"), &warnings);
   if (!problem.ok()) return Fail("schedule", problem.status().message(), kExitUsage);
   PrintWarnings("schedule", warnings);
+  if (args.Has("start")) {
+    // Judged here, before any output exists: an invalid start exits 1 like `evaluate`.
+    std::vector<std::string> start_warnings;
+    auto start = LoadSolution(args.Get("start"), &start_warnings);
+    if (!start.ok()) return Fail("schedule", "--start: " + start.status().message(), kExitUsage);
+    auto judged = Evaluate(*problem, *start, opts.modes);
+    if (!judged.ok()) {
+      return Fail("schedule", "--start: invalid schedule: " + judged.status().message(), kExitInvalid);
+    }
+    opts.start = std::move(start).value();
+  }
   InstallStopSignals(SecondSignal::kKeepStopping);
   RunnerOptions runner;
   runner.output = args.Get("output");
