@@ -62,9 +62,15 @@ class CallbackObserver : public search::SearchObserver {
 // result's fields; "interrupted" is true when Ctrl-C stopped it (the package raises
 // tilesched.Interrupted with the result).
 py::dict RunSchedule(const PyProblem& p, const std::vector<std::pair<std::string, std::string>>& entries,
-                     const py::object& on_improvement) {
+                     const py::object& on_improvement, const std::optional<Schedule>& start) {
   search::SearchOptions options;
   for (const auto& [key, value] : entries) Check(search::ApplyConfigEntry(key, value, &options));
+  if (start) {
+    // Judged before the search, as `schedule --start` does: InvalidSchedule names the rule.
+    auto judged = Evaluate(*p.problem, *start, options.modes);
+    if (!judged.ok()) RaiseInvalid("the start schedule is invalid: " + judged.status().message());
+    options.start = *start;
+  }
   if (options.time_limit <= 0 && options.iterations <= 0) {
     options.time_limit = search::kDefaultScheduleSeconds;
   }
@@ -117,7 +123,8 @@ void BindSearch(py::module_& m) {
         return "Improvement(latency=" + py::repr(py::float_(i.latency)).cast<std::string>() +
                ", found_by='" + i.found_by + "')";
       });
-  m.def("schedule", &RunSchedule, py::arg("problem"), py::arg("entries"), py::arg("on_improvement"));
+  m.def("schedule", &RunSchedule, py::arg("problem"), py::arg("entries"), py::arg("on_improvement"),
+        py::arg("start"));
   m.def("strategy_names", &search::StrategyNames);
   m.attr("DEFAULT_SCHEDULE_SECONDS") = search::kDefaultScheduleSeconds;
 }

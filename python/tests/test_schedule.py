@@ -182,3 +182,24 @@ def test_a_problem_that_fits_nowhere(tmp_path, cli):
     with pytest.raises(ValueError) as error:
         tilesched.schedule(path, iterations=10)
     assert str(error.value) == cli.error("schedule", path, "--iterations", 10)
+
+
+def test_start_is_kept_and_judged(cli, tmp_path):
+    problem = tilesched.Problem.load(benchmark(4))
+    found = tilesched.schedule(problem, iterations=2000, threads=2)
+    greedy = tilesched.schedule(problem, strategy="greedy")
+    assert found.latency < greedy.latency  # the case under test: greedy alone ends higher
+    resumed = tilesched.schedule(problem, strategy="greedy", start=found)
+    assert resumed.latency == found.latency
+    assert resumed.found_by.startswith("start")
+    # The same run from the solution file, as `tilesched schedule --start`.
+    path = tmp_path / "start.json"
+    found.schedule.save(str(path))
+    solution, summary = cli_schedule(cli, tmp_path, benchmark(4), "--strategy", "greedy",
+                                     "--start", path)
+    assert tilesched.schedule(problem, strategy="greedy", start=path).schedule.to_dict() == solution
+    assert summary["latency"] == found.latency
+    bad = {"subgraphs": [[0]], "granularities": [[128, 128, 1]], "tensors_to_retain": [[]],
+           "traversal_orders": [None]}
+    with pytest.raises(tilesched.InvalidSchedule, match="start schedule is invalid"):
+        tilesched.schedule(problem, strategy="greedy", start=bad)

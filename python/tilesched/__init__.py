@@ -94,7 +94,7 @@ def import_onnx(path, hardware, *, fold=True):
 
 def schedule(problem, *, time_limit=None, iterations=None, strategy="portfolio", threads=0,
              seed=1, gap=0.0, tier2_first=None, rules="contest", matmul_reduction="full_k",
-             k_limit="native", on_improvement=None, **options):
+             k_limit="native", on_improvement=None, start=None, **options):
     """Searches for the lowest-latency valid schedule of `problem` (as `tilesched schedule`).
 
     problem: a Problem (or a problem file's path).
@@ -112,6 +112,9 @@ def schedule(problem, *, time_limit=None, iterations=None, strategy="portfolio",
     on_improvement: called with an Improvement (latency, found_by, time_s, schedule) for every
       better schedule, from the search's threads (holding the GIL); an exception it raises
       stops the search and is raised here.
+    start: a valid schedule to start from (a Schedule, a ScheduleResult, a solution file's path
+      or its dict; as `schedule --start`): judged first (InvalidSchedule if it breaks a rule),
+      and the result is never above it.
     options: any other search preset key (beam_width, anneal_chains, ...: configs/README.md);
       a whole preset file is schedule(problem, **json.load(open("configs/fast.json"))).
 
@@ -125,7 +128,8 @@ def schedule(problem, *, time_limit=None, iterations=None, strategy="portfolio",
                     threads=threads, seed=seed, gap=gap, tier2_first=tier2_first, rules=rules,
                     matmul_reduction=matmul_reduction, k_limit=k_limit)
     settings.update(options)
-    fields = _core.schedule(problem, _entries(settings), on_improvement)
+    fields = _core.schedule(problem, _entries(settings), on_improvement,
+                            None if start is None else _schedule(start))
     result = ScheduleResult(problem, fields)
     if fields["interrupted"]:
         raise Interrupted(result)
