@@ -308,11 +308,17 @@ TEST(Configurator, BalancedSizesCoverTileCountsThenHalve) {
 
 // --- Whole-schedule search on the SPEC examples (real cost model) -------------------------
 
-TEST(Search, FindsRetentionAndSplitAsIn3C) {
-  const Problem problem = testing::spec::Diamond();
+// A short deterministic run: 200 iterations on one thread.
+search::SearchOptions ShortRun() {
   search::SearchOptions options;
   options.iterations = 200;
   options.threads = 1;
+  return options;
+}
+
+TEST(Search, FindsRetentionAndSplitAsIn3C) {
+  const Problem problem = testing::spec::Diamond();
+  const search::SearchOptions options = ShortRun();
   auto result = search::RunSearch(problem, options);
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_LE(result->total, /*3C=*/4638.4 + 1e-9);
@@ -325,9 +331,7 @@ TEST(Search, FindsRetentionAndSplitAsIn3C) {
 // and refuses an invalid one.
 TEST(Search, StartsFromAGivenSchedule) {
   const Problem problem = testing::spec::Diamond();
-  search::SearchOptions options;
-  options.iterations = 200;
-  options.threads = 1;
+  const search::SearchOptions options = ShortRun();
   auto found = search::RunSearch(problem, options);
   ASSERT_TRUE(found.ok()) << found.status().message();
   for (const char* strategy : {"greedy", "anneal", "lns"}) {
