@@ -51,6 +51,7 @@ int RunSchedule(int argc, char** argv, int first) {
     std::vector<std::string> start_warnings;
     auto start = LoadSolution(args.Get("start"), &start_warnings);
     if (!start.ok()) return Fail("schedule", "--start: " + start.status().message(), kExitUsage);
+    PrintWarnings("schedule", start_warnings);
     auto judged = Evaluate(*problem, *start, opts.modes);
     if (!judged.ok()) {
       return Fail("schedule", "--start: invalid schedule: " + judged.status().message(), kExitInvalid);
