@@ -18,6 +18,7 @@
 #include "context.h"
 #include "test_files.h"
 #include "tilesched/io.h"
+#include "tilesched/lower_bound.h"
 #include "tilesched/search.h"
 
 namespace tilesched {
@@ -507,6 +508,40 @@ TEST(CliCut, KeepsOpsAndRefusesBadLists) {
     EXPECT_NE(run.err.find(message), std::string::npos) << run.err;
     EXPECT_FALSE(std::ifstream(path).good()) << list;
   }
+}
+
+// `cut --core-of`: the core of an op (docs/bounds.md "Cores"). On tf-6x8-mixed, op 64's core under
+// the design cuts is the 26-op mixing core of docs/design_cores.md, and under every admissible
+// cut its smaller core; both cut to exactly the ops Cores() puts with op 64. --core-of needs
+// contest rules and --cuts needs --core-of (exit 2, no output file).
+TEST(CliCut, KeepsACore) {
+  const ScratchDir dir("cli_cut_core");
+  const std::string problem_path = std::string(TILESCHED_SOURCE_DIR) + "/data/large/tf-6x8-mixed.json";
+  auto problem = LoadProblem(problem_path);
+  ASSERT_TRUE(problem.ok()) << problem.status().message();
+  const CostModes modes;
+  for (const std::string cuts : {"design", "all"}) {
+    const CoreSplit split =
+        Cores(*problem, modes, cuts == "all" ? AdmissibleCuts(*problem, modes) : DesignCuts(*problem, modes));
+    const auto size = std::count(split.core_of.begin(), split.core_of.end(), split.core_of[64]);
+    const std::string path = dir.File("core.json");
+    const ToolRun run = Tilesched({"cut", problem_path, "--core-of", "64", "--cuts", cuts, "-o", path}, dir);
+    ASSERT_EQ(run.code, 0) << run.err;
+    EXPECT_EQ(nlohmann::json::parse(Slurp(path))["op_types"].size(), static_cast<size_t>(size)) << cuts;
+    if (cuts == "design") {
+      EXPECT_EQ(size, 26);
+    } else {
+      EXPECT_LT(size, 26);
+    }
+  }
+  const std::string path = dir.File("bad.json");
+  const ToolRun algebra = Tilesched({"cut", problem_path, "--core-of", "64", "--rules", "algebra", "-o", path}, dir);
+  EXPECT_EQ(algebra.code, 2);
+  EXPECT_NE(algebra.err.find("--core-of needs --rules contest"), std::string::npos) << algebra.err;
+  const ToolRun stray = Tilesched({"cut", problem_path, "--ops", "1", "--cuts", "all", "-o", path}, dir);
+  EXPECT_EQ(stray.code, 2);
+  EXPECT_NE(stray.err.find("--cuts needs --core-of"), std::string::npos) << stray.err;
+  EXPECT_FALSE(std::ifstream(path).good());
 }
 
 // `schedule --start`: a run resumes from a schedule. On benchmark 4 greedy ends at 18,110.0 and a

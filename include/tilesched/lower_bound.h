@@ -5,7 +5,9 @@
 // Entry points: ComputeLowerBounds(problem, modes) computes every part of tier 1, each valid for
 // every schedule that the evaluator accepts under `modes`; Gap(latency, bound); LinkComponents
 // (problem, modes), the ops that can share a subgraph (Lemma W1), by which tier 2 splits a
-// large problem (SplitTier2Bound in tilesched/search.h); ComponentLowerBounds, the mixed
+// large problem (SplitTier2Bound in tilesched/search.h); AdmissibleCuts, Cores and Pieces (Lemma
+// V1), the finer split of the link components at tensors whose demanded region is fixed, where
+// the next tier of the bound is to be priced (docs/design_cores.md); ComponentLowerBounds, the mixed
 // roofline of each link component (Lemma W4), which that split uses where tier 2 cannot price. Tier 2 (the
 // covering LP over every subgraph context, docs/bounds.md "Tier 2") prices the same contexts as
 // the exact search, so it is the search library's entry Tier2Bound (tilesched/search.h).
@@ -35,6 +37,7 @@
 #ifndef TILESCHED_LOWER_BOUND_H_
 #define TILESCHED_LOWER_BOUND_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "tilesched/cost_model.h"
@@ -85,6 +88,43 @@ double Gap(double latency, double bound);
 // `modes` lies inside one component. Components are numbered 0, 1, ... in the order of their
 // smallest op.
 std::vector<int> LinkComponents(const Problem& problem, const CostModes& modes);
+
+// Lemma V1 (docs/bounds.md, "Cores"): how a tensor may be cut out of the links of Lemma W1.
+//   kKept: its links stay;
+//   kExternalShared (E): two or more readers, and no valid subgraph holds its producer with a
+//     reader (a graph input, or every producer-reader edge never fusable, Lemma M5): its
+//     reader-reader links are cut, so readers of it in one subgraph may lie in different pieces;
+//   kGlue (G): every valid subgraph that holds its producer demands it as the tile, (kTile,
+//     kTile) (Lemmas P2-P3, rules=contest): its producer-reader links are cut, its reader-reader
+//     links stay.
+enum class CutKind : uint8_t { kKept, kExternalShared, kGlue };
+
+// Lemma V1: per tensor, the cut it admits (kKept when none). Under rules=algebra nothing is cut.
+// Any subset of these cuts is valid; the more are made, the smaller the cores and the more
+// subgraphs cross them.
+std::vector<CutKind> AdmissibleCuts(const Problem& problem, const CostModes& modes);
+
+// The cuts docs/design_cores.md measured its core sizes with: every kExternalShared cut, and the
+// kGlue cuts at a Pointwise output larger than the native tile in both dimensions (not at MatMul
+// outputs, which keeps the heads that write one residual in one core). A subset of
+// AdmissibleCuts.
+std::vector<CutKind> DesignCuts(const Problem& problem, const CostModes& modes);
+
+// The cores of a problem under a set of cuts (docs/bounds.md, "Cores"): the components of the
+// ops under the links of Lemma W1 that the cuts keep. `cut` holds per tensor kKept or its kind in
+// AdmissibleCuts (any other kind is taken as kKept); with no cuts the cores are the link
+// components. Cores are numbered like LinkComponents (by smallest op).
+struct CoreSplit {
+  std::vector<CutKind> cut;   // per tensor, as made
+  std::vector<int> core_of;   // per op
+  int count = 0;              // number of cores
+};
+CoreSplit Cores(const Problem& problem, const CostModes& modes, const std::vector<CutKind>& cut);
+
+// The pieces of the op set `ops` (Lemma V1): its components under the links `split` keeps,
+// each sorted, ordered by smallest op. A valid subgraph with one piece lies in one core; the
+// pieces of any valid subgraph share only cut tensors.
+std::vector<std::vector<int>> Pieces(const Problem& problem, const CoreSplit& split, const std::vector<int>& ops);
 
 // Lemma W4 (docs/bounds.md, "Tier 2 by components"): per link component of `component_of`
 // (LinkComponents' numbering), a bound on the summed latency of the subgraphs of any valid

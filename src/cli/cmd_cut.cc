@@ -1,6 +1,7 @@
 // `tilesched cut`: some ops of a problem as a problem of their own (CutOut, tilesched/problem.h),
 // to study one part of a large graph with the tools that do not reach the whole: the exact
-// mode, tier 2 of the bound (docs/bounds.md, "Cut-outs").
+// mode, tier 2 of the bound (docs/bounds.md, "Cut-outs"): listed ops, the link component of an
+// op, or its core (docs/bounds.md, "Cores").
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
@@ -51,23 +52,40 @@ int RunCut(int argc, char** argv, int first) {
   options.push_back({"component-of", "OP",
                      "keep the link component of op OP instead (docs/bounds.md \"Tier 2 by components\"; "
                      "it depends on --rules)"});
+  options.push_back({"core-of", "OP",
+                     "keep the core of op OP instead: its link component cut at the tensors of --cuts "
+                     "(docs/bounds.md \"Cores\"; rules=contest only)"});
+  options.push_back({"cuts", "design|all",
+                     "with --core-of: the cuts DesignCuts makes (default; docs/design_cores.md) or every "
+                     "admissible cut (the smallest cores)"});
   options.push_back({"output", "OUT.json", "write the cut-out here (default: stdout)", "-o"});
-  Args args("cut", "PROBLEM.json (--ops LIST | --component-of OP) [-o OUT.json] [--rules R]",
+  Args args("cut", "PROBLEM.json (--ops LIST | --component-of OP | --core-of OP) [options]",
             "Writes some ops of PROBLEM.json as a problem of their own, to study a part of a\n"
             "large graph with what does not reach the whole (the exact strategy of `schedule`,\n"
             "tier 2 of `bound`). Tensors produced outside the ops become graph inputs, tensors they produce\n"
             "and no kept op reads become graph outputs; names are kept (\"op N\" and \"tensor N\"\n"
             "with the original ids when the problem has none). A tensor also read outside is not\n"
             "forced to be stored in the cut-out, so its optimum and bounds describe the part\n"
-            "alone, not its share of the whole problem (docs/bounds.md \"Cut-outs\").",
+            "alone, not its share of the whole problem (docs/bounds.md \"Cut-outs\"). --core-of keeps a\n"
+            "core: the ops linked without crossing a cut tensor (a shared input, or a tensor only ever\n"
+            "demanded as the tile; docs/bounds.md \"Cores\").",
             options, 1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   if (Status s = CheckOutputOptions(args, {"output"}); !s.ok()) return Fail("cut", s.message(), kExitUsage);
-  if (args.Has("ops") == args.Has("component-of")) {
-    return Fail("cut", "give exactly one of --ops and --component-of", kExitUsage);
+  if (static_cast<int>(args.Has("ops")) + args.Has("component-of") + args.Has("core-of") != 1) {
+    return Fail("cut", "give exactly one of --ops, --component-of and --core-of", kExitUsage);
+  }
+  const std::string cuts = args.Has("cuts") ? args.Get("cuts") : "design";
+  if (args.Has("cuts") && !args.Has("core-of")) return Fail("cut", "--cuts needs --core-of", kExitUsage);
+  if (cuts != "design" && cuts != "all") {
+    return Fail("cut", "--cuts: '" + cuts + "' is neither 'design' nor 'all'", kExitUsage);
   }
   auto modes = ModesFromArgs(args);
   if (!modes.ok()) return Fail("cut", modes.status().message(), kExitUsage);
+  if (args.Has("core-of") && modes->rules != Rules::kContest) {
+    return Fail("cut", "--core-of needs --rules contest (nothing is cut under algebra rules; use --component-of)",
+                kExitUsage);
+  }
   std::vector<std::string> warnings;
   auto problem = LoadProblem(args.positional()[0], &warnings);
   if (!problem.ok()) return Fail("cut", problem.status().message(), kExitUsage);
@@ -78,16 +96,25 @@ int RunCut(int argc, char** argv, int first) {
     if (!list.ok()) return Fail("cut", list.status().message(), kExitUsage);
     ops = std::move(list).value();
   } else {
-    auto op = args.GetInt("component-of", 0);
+    const std::string flag = args.Has("core-of") ? "core-of" : "component-of";
+    auto op = args.GetInt(flag, 0);
     if (!op.ok()) return Fail("cut", op.status().message(), kExitUsage);
     if (*op < 0 || *op >= problem->num_ops()) {
-      return Fail("cut", "--component-of: op " + std::to_string(*op) + " is out of range (the problem has " +
+      return Fail("cut", "--" + flag + ": op " + std::to_string(*op) + " is out of range (the problem has " +
                              std::to_string(problem->num_ops()) + " ops)",
                   kExitUsage);
     }
-    const std::vector<int> component_of = LinkComponents(*problem, *modes);
+    std::vector<int> group_of;
+    if (flag == "core-of") {
+      const CoreSplit split = Cores(*problem, *modes,
+                                    cuts == "all" ? AdmissibleCuts(*problem, *modes) : DesignCuts(*problem, *modes));
+      group_of = split.core_of;
+      std::cerr << "cut: " << split.count << " cores under " << (cuts == "all" ? "every admissible cut" : "the design cuts") << "\n";
+    } else {
+      group_of = LinkComponents(*problem, *modes);
+    }
     for (int o = 0; o < problem->num_ops(); ++o) {
-      if (component_of[o] == component_of[*op]) ops.push_back(o);
+      if (group_of[o] == group_of[*op]) ops.push_back(o);
     }
   }
   auto cut = CutOut(*problem, ops);
