@@ -153,14 +153,14 @@ inline std::vector<FirstSlice> FirstStepSlices(const Problem& problem, const Sub
 // w x h tiles over a plan_w x plan_h sink, at every k (SPEC 6): what is held, the tile buffers
 // at the tile's size, and for each tensor not resident (bit t of `resident`; tensor ids below
 // 64) the largest of its first-step slices, with a k-slice 1 long and a whole extent whole.
-inline int64_t FirstStepFloor(std::span<const FirstSlice> slices, const CostModel::HeldSpace& held,
-                              uint64_t resident, int64_t plan_w, int64_t plan_h, int64_t w,
-                              int64_t h) {
+// `skipped(t)`: tensor t's slices are not counted (it is resident, or not read from fast memory).
+template <typename Skipped>
+int64_t FirstStepFloorSkipping(std::span<const FirstSlice> slices, const CostModel::HeldSpace& held,
+                               Skipped&& skipped, int64_t plan_w, int64_t plan_h, int64_t w, int64_t h) {
   const int64_t width = std::min(w, plan_w), height = std::min(h, plan_h);
   int64_t total = held.held + held.buffers * width * height;
   for (size_t i = 0; i < slices.size();) {
     const int t = slices[i].tensor;
-    assert(t >= 0 && t < 64);  // `resident` holds one bit per tensor
     int64_t most = 0;
     for (; i < slices.size() && slices[i].tensor == t; ++i) {
       const FirstSlice& d = slices[i];
@@ -168,9 +168,21 @@ inline int64_t FirstStepFloor(std::span<const FirstSlice> slices, const CostMode
       const int64_t c = d.cols == DimKind::kTile ? width : d.cols == DimKind::kFull ? d.width : 1;
       most = std::max(most, r * c);
     }
-    if (((resident >> t) & 1) == 0) total += most;
+    if (!skipped(t)) total += most;
   }
   return total;
+}
+
+inline int64_t FirstStepFloor(std::span<const FirstSlice> slices, const CostModel::HeldSpace& held,
+                              uint64_t resident, int64_t plan_w, int64_t plan_h, int64_t w,
+                              int64_t h) {
+  return FirstStepFloorSkipping(
+      slices, held,
+      [resident](int t) {
+        assert(t >= 0 && t < 64);  // `resident` holds one bit per tensor
+        return ((resident >> t) & 1) != 0;
+      },
+      plan_w, plan_h, w, h);
 }
 
 }  // namespace tilesched::search

@@ -462,6 +462,21 @@ class StepEvaluator {
     return peak;
   }
 
+  // The step cost the order-free bounds sum: the cost model's max(compute, memory), or with
+  // SetLambda(lambda), lambda x compute + (1 - lambda) x memory, at most that max for every
+  // lambda in [0, 1] (docs/bounds.md "Cores", Lemma V3). The bounds below use only that a step
+  // costs more when it loads more, which both keep.
+  void SetLambda(double lambda) { lambda_ = lambda; }
+  double StepCost(const StepResult& s) const {
+    if (lambda_ < 0) return StepLatency(s.compute, s.load, s.store, bandwidth_);
+    return lambda_ * s.compute + (1 - lambda_) * MemoryTime(s.load, s.store, bandwidth_);
+  }
+  // A tile's later k-steps (WithinTile) under the same step cost.
+  double Later(const Totals& t) const {
+    if (lambda_ < 0) return t.sums.latency;
+    return lambda_ * t.sums.compute_time + (1 - lambda_) * t.sums.memory_time;
+  }
+
   // docs/bounds.md Lemma X7: a lower bound on the latency over every traversal order, for a plan
   // that is not mixed. Each tile's later k-steps do not depend on the order; its first step
   // follows some tile of the same row, of the same column, of neither, or nothing, and only
@@ -488,13 +503,13 @@ class StepEvaluator {
         const int64_t row = r, col = c;  // clang cannot capture structured bindings
         auto consider = [&](int64_t pr, int64_t pc) {
           const StepResult s = FirstStep(row, col, pr, pc, &unused_work);
-          first = std::min(first, StepLatency(s.compute, s.load, s.store, bandwidth_));
+          first = std::min(first, StepCost(s));
         };
         if (nc > 1) consider(r, c == 0 ? 1 : c - 1);
         if (nr > 1) consider(r == 0 ? 1 : r - 1, c);
         if (nr == 1 && nc == 1) consider(-1, -1);
         const double tiles = static_cast<double>(row_count * col_count);
-        total += tiles * (first + WithinTile(r, c).sums.latency);
+        total += tiles * (first + Later(WithinTile(r, c)));
       }
     }
     return total;
@@ -544,9 +559,9 @@ class StepEvaluator {
           if (it != last_slices.end() && *it == s) ++first_count[it - last_slices.begin()];
         }
         current_key_ = {-1, -1, -1};
-        const double later = WithinTile(r, c).sums.latency;
-        total += StepLatency(first.compute, first.load, first.store, bandwidth_) + later;
-        unspared += StepLatency(alone.compute, alone.load, alone.store, bandwidth_) + later;
+        const double later = Later(WithinTile(r, c));
+        total += StepCost(first) + later;
+        unspared += StepCost(alone) + later;
         if (total >= cutoff) return total;
       }
     }
@@ -556,7 +571,9 @@ class StepEvaluator {
       spared += static_cast<double>(last_slices[i].size()) *
                 static_cast<double>(std::min(last_count[i], first_count[i]));
     }
-    return std::max(total, unspared - spared / bandwidth_);
+    // Under a weighted step cost the memory term carries 1 - lambda of it.
+    const double memory_share = lambda_ < 0 ? 1 : 1 - lambda_;
+    return std::max(total, unspared - memory_share * spared / bandwidth_);
   }
 
   // OrderFreeLatency on a grid without clipped tiles, where every tile costs alike: an order
@@ -569,7 +586,7 @@ class StepEvaluator {
     std::vector<OpWork> unused_work;
     auto first = [&](int64_t pr, int64_t pc) {
       const StepResult s = FirstStep(0, 0, pr, pc, &unused_work);
-      return StepLatency(s.compute, s.load, s.store, bandwidth_);
+      return StepCost(s);
     };
     std::vector<std::pair<double, int64_t>> moves;  // (first-step latency, at most how many)
     if (nc > 1) moves.push_back({first(0, 1), nr * (nc - 1)});
@@ -584,7 +601,7 @@ class StepEvaluator {
       left -= taken;
     }
     assert(left == 0);
-    return total + static_cast<double>(nr * nc) * WithinTile(0, 0).sums.latency;
+    return total + static_cast<double>(nr * nc) * Later(WithinTile(0, 0));
   }
 
   // docs/bounds.md Lemma X7: a lower bound on the latency of tile (0, 0) wherever an order puts
@@ -605,8 +622,7 @@ class StepEvaluator {
     previous.erase(std::unique(previous.begin(), previous.end()), previous.end());
     const StepResult first = Finish(0, 0, 0, current_, &previous, compute);
     current_key_ = {-1, -1, -1};
-    return StepLatency(first.compute, first.load, first.store, bandwidth_) +
-           WithinTile(0, 0).sums.latency;
+    return StepCost(first) + Later(WithinTile(0, 0));
   }
 
   // The first step of tile (r, c) after tile (pr, pc) (pr < 0: the subgraph's first step), and
@@ -687,6 +703,7 @@ class StepEvaluator {
   int64_t k_;
   int64_t native_w_ = 0, native_h_ = 0, capacity_ = 0;
   double bandwidth_ = 0;
+  double lambda_ = -1;  // < 0: max(compute, memory) per step; else the weighted sum (SetLambda)
   std::vector<const DemandGroup*> groups_;  // [0] = last step, [1 + i] = split root i
   std::vector<std::vector<SliceDemand>> live_slices_;
   std::vector<int64_t> root_steps_;
@@ -722,16 +739,19 @@ CostModel::HeldSpace CostModel::Held(const SubgraphPlan& plan, std::span<const i
 double CostModel::OrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
                                  int64_t grid_width, int64_t grid_height,
                                  std::span<const int> retained,
-                                 std::span<const int> resident, bool allow_mixed) const {
+                                 std::span<const int> resident, bool allow_mixed, double lambda) const {
   if (!allow_mixed && (plan.mixed_rows() || plan.mixed_cols())) return 0;
-  return StepEvaluator(*problem_, modes_, plan, g, retained, resident, grid_width, grid_height)
-      .OrderFreeLatency();
+  StepEvaluator eval(*problem_, modes_, plan, g, retained, resident, grid_width, grid_height);
+  eval.SetLambda(lambda);
+  return eval.OrderFreeLatency();
 }
 
 double CostModel::AnyPlanOrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
                                         std::span<const int> retained,
-                                        std::span<const int> resident, double cutoff) const {
-  return StepEvaluator(*problem_, modes_, plan, g, retained, resident).AnyPlanOrderFree(cutoff);
+                                        std::span<const int> resident, double cutoff, double lambda) const {
+  StepEvaluator eval(*problem_, modes_, plan, g, retained, resident);
+  eval.SetLambda(lambda);
+  return eval.AnyPlanOrderFree(cutoff);
 }
 
 double CostModel::TileBound(const SubgraphPlan& plan, int64_t k, int64_t tile_w, int64_t tile_h,

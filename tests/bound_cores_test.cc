@@ -13,10 +13,14 @@
 // can fail. Plus the cores of the generated suite (each split refines the coarser ones), and the
 // rules=algebra case (nothing cut).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
+#include <numeric>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -25,6 +29,7 @@
 #include <gtest/gtest.h>
 
 #include "build_kind.h"
+#include "piece_price.h"
 #include "random_problem.h"
 #include "test_util.h"
 #include "tilesched/cost_model.h"
@@ -35,6 +40,8 @@
 
 namespace tilesched {
 namespace {
+
+constexpr std::array<double, 3> kLambdas = {0.0, 0.5, 1.0};
 
 std::vector<CostModes> ContestModes() {
   std::vector<CostModes> modes;
@@ -60,6 +67,67 @@ std::optional<SubgraphPlan> ValidPlan(const Problem& problem, const CostModel& m
   const GranularityBounds b = model.Bounds(*plan);
   if (!model.CheckGranularity(*plan, Granularity{b.min_w, b.min_h, 1}).ok()) return std::nullopt;
   return std::move(plan).value();
+}
+
+// One op set that crosses cores, with what the checks below need.
+struct Crossing {
+  const CostModes& modes;
+  const CostModel& model;
+  const CoreSplit& split;  // every admissible cut
+  uint32_t mask;
+  const std::vector<int>& ops;
+  const SubgraphPlan& plan;
+  const std::vector<std::vector<int>>& pieces;
+  double shared_loads;  // U(S)'s term: the external-shared tensors it reads, each loaded once
+};
+
+// Calls visit(crossing) for every op set of `problem` that passes rules 3.2-3.4 and 7b and has
+// two or more pieces under every admissible cut, in each of the four contest modes.
+template <typename Visit>
+void ForEachCrossingSet(const Problem& problem, Visit&& visit) {
+  for (const CostModes& modes : ContestModes()) {
+    SCOPED_TRACE(ModesString(modes) + ": " + ProblemToJson(problem));
+    const CostModel model(problem, modes);
+    const CoreSplit split = Cores(problem, modes, AdmissibleCuts(problem, modes));
+    const int n = problem.num_ops();
+    for (uint32_t mask = 1; mask < (1u << n); ++mask) {
+      const std::vector<int> ops = OpsOf(mask, n);
+      const auto plan = ValidPlan(problem, model, ops);
+      if (!plan) continue;
+      const std::vector<std::vector<int>> pieces = Pieces(problem, split, ops);
+      if (pieces.size() < 2) continue;
+      double shared_loads = 0;
+      for (int t : plan->external_inputs()) {
+        if (split.cut[static_cast<size_t>(t)] == CutKind::kExternalShared) {
+          shared_loads += static_cast<double>(problem.tensor(t).size()) / problem.hardware().slow_memory_bandwidth;
+        }
+      }
+      visit(Crossing{modes, model, split, mask, ops, *plan, pieces, shared_loads});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+// The ends and the middle of each range of `b`: up to 27 granularities.
+std::vector<Granularity> SampledGranularities(const GranularityBounds& b) {
+  std::vector<Granularity> out;
+  for (int64_t w : {b.min_w, (b.min_w + b.max_w) / 2, b.max_w}) {
+    for (int64_t h : {b.min_h, (b.min_h + b.max_h) / 2, b.max_h}) {
+      for (int64_t k : {int64_t{1}, (1 + b.max_k) / 2, b.max_k}) out.push_back({w, h, k});
+    }
+  }
+  return out;
+}
+
+// Raster (empty), column-major and a random order of `grid`'s tiles.
+std::vector<std::vector<int64_t>> SomeOrders(const Grid& grid, std::mt19937_64& rng) {
+  std::vector<int64_t> column_major, shuffled(static_cast<size_t>(grid.num_tiles()));
+  for (int64_t c = 0; c < grid.cols(); ++c) {
+    for (int64_t r = 0; r < grid.rows(); ++r) column_major.push_back(r * grid.cols() + c);
+  }
+  std::iota(shuffled.begin(), shuffled.end(), 0);
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  return {{}, column_major, shuffled};
 }
 
 using Compute = std::tuple<int, DimKind, DimKind, bool>;
@@ -248,7 +316,9 @@ TEST(Cores, TheChecksCatchWrongCutSets) {
     const CoreSplit right = Cores(problem, modes, AdmissibleCuts(problem, modes));
     CoreSplit wrong = right;
     for (int o = 0; o < problem.num_ops(); ++o) {
-      if (problem.op(o).type == OpType::kPointwise) wrong.cut[static_cast<size_t>(problem.op(o).output)] = CutKind::kGlue;
+      if (problem.op(o).type == OpType::kPointwise) {
+        wrong.cut[static_cast<size_t>(problem.op(o).output)] = CutKind::kGlue;
+      }
     }
     CheckEveryOpSet(problem, modes, wrong, &glue_everywhere);
     wrong = right;
@@ -278,103 +348,179 @@ TEST(Cores, NothingIsCutUnderAlgebraRules) {
 
 // Lemma V3 (docs/bounds.md "Cores", the piece price) with the evaluator's own costs: for every
 // subgraph S of a small random problem that crosses cores (two or more pieces under every
-// admissible cut) and a spread of its granularities, in raster and column-major order,
+// admissible cut) and a spread of its granularities, in raster, column-major and a random order,
 //   lat_S >= sum over pieces of A_P                                  (lambda = 1), and
 //   lat_S >= sum over pieces of C_P + sum over t in U(S) of |t| / bw  (lambda = 0),
 // hence for every lambda in between. A_P, C_P: the compute and the (load + store) / bw of the
 // piece P planned alone at S's granularity and order, with its imports and the external-shared
 // tensors it reads resident (never loaded) and its exports retained (never stored): the flags of
 // V3. U(S): the external-shared tensors S reads, loaded once in full. Capacity is left out on
-// both sides (V3's fit is another claim).
+// both sides (V3's fit is another claim). And the pricer's side: at lambda = 0, 1/2 and 1 each
+// piece's weighted order-free bounds (CostModel::OrderFreeBound and AnyPlanOrderFreeBound with
+// `lambda`, Lemma X7) are at most lambda A_P + (1 - lambda) C_P of the order run, and their sum
+// plus (1 - lambda) U(S) at most lat_S.
 TEST(Cores, PiecesPricedAloneStayBelowTheSubgraph) {
-  const int wanted = testing::kInstrumentedBuild ? 3 : 20;
-  int64_t checked = 0, tight_compute = 0, tight_traffic = 0;
+  const int wanted = testing::kInstrumentedBuild ? 3 : 15;
+  int64_t checked = 0, tight_compute = 0, tight_traffic = 0, weighted_positive = 0;
+  std::mt19937_64 rng(7);
   for (uint64_t seed = 1; seed <= static_cast<uint64_t>(wanted); ++seed) {
     const Problem original = testing::RandomProblem(seed, SmallProblems());
     Hardware roomy = original.hardware();
     roomy.fast_memory_capacity = int64_t{1} << 50;
     const Problem problem = original.WithHardware(roomy).value();
-    const double bw = problem.hardware().slow_memory_bandwidth;
-    for (const CostModes& modes : ContestModes()) {
-      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(modes) + ": " + ProblemToJson(problem));
-      const CostModel model(problem, modes);
-      const CoreSplit split = Cores(problem, modes, AdmissibleCuts(problem, modes));
-      const int n = problem.num_ops();
-      for (uint32_t mask = 1; mask < (1u << n); ++mask) {
-        const std::vector<int> ops = OpsOf(mask, n);
-        const auto plan = ValidPlan(problem, model, ops);
-        if (!plan) continue;
-        const std::vector<std::vector<int>> pieces = Pieces(problem, split, ops);
-        if (pieces.size() < 2) continue;
-        std::vector<SubgraphPlan> alone;
-        for (const auto& piece : pieces) alone.push_back(SubgraphPlan::Create(problem, piece).value());
-        // U(S): the external-shared tensors S reads (S retains nothing before it here).
-        double shared_loads = 0;
-        for (int t : plan->external_inputs()) {
-          if (split.cut[static_cast<size_t>(t)] == CutKind::kExternalShared) {
-            shared_loads += static_cast<double>(problem.tensor(t).size()) / bw;
-          }
-        }
-        const GranularityBounds b = model.Bounds(*plan);
-        const int64_t ks[] = {1, (1 + b.max_k) / 2, b.max_k};
-        const int64_t ws[] = {b.min_w, (b.min_w + b.max_w) / 2, b.max_w};
-        const int64_t hs[] = {b.min_h, (b.min_h + b.max_h) / 2, b.max_h};
-        for (int64_t w : ws) {
-          for (int64_t h : hs) {
-            for (int64_t k : ks) {
-              const Granularity g{w, h, k};
-              if (!model.CheckGranularity(*plan, g).ok()) continue;
-              const Grid grid(plan->width(), plan->height(), w, h);
-              std::vector<int64_t> column_major;
-              for (int64_t c = 0; c < grid.cols(); ++c) {
-                for (int64_t r = 0; r < grid.rows(); ++r) column_major.push_back(r * grid.cols() + c);
-              }
-              for (const std::vector<int64_t>& order : {std::vector<int64_t>{}, column_major}) {
-                auto whole = model.Cost(*plan, g, order, {}, {});
-                ASSERT_TRUE(whole.ok()) << whole.status().message();
-                double compute = 0, traffic = shared_loads;
-                for (size_t i = 0; i < pieces.size(); ++i) {
-                  const SubgraphPlan& piece = alone[i];
-                  std::vector<int> resident, exports;
-                  for (int t : piece.external_inputs()) {
-                    const int p = problem.producer(t);
-                    if (split.cut[static_cast<size_t>(t)] == CutKind::kExternalShared ||
-                        std::binary_search(ops.begin(), ops.end(), p)) {
-                      resident.push_back(t);
-                    }
-                  }
-                  for (int t : piece.sinks()) {
-                    if (std::binary_search(plan->sinks().begin(), plan->sinks().end(), t)) continue;
-                    exports.push_back(t);
-                  }
-                  const Granularity gp{w, h, piece.split_roots().empty() ? 1 : k};
-                  ASSERT_TRUE(model.CheckGranularity(piece, gp).ok());
-                  auto cost = model.Cost(piece, gp, order, exports, resident);
-                  ASSERT_TRUE(cost.ok()) << cost.status().message();
-                  compute += cost->compute_time;
-                  traffic += cost->memory_time;
-                }
-                ++checked;
-                tight_compute += std::abs(compute - whole->compute_time) <= 1e-9 * whole->compute_time;
-                tight_traffic += std::abs(traffic - whole->memory_time) <= 1e-9 * whole->memory_time;
-                const double slack = 1e-9 * std::max(1.0, whole->latency);
-                ASSERT_LE(compute, whole->latency + slack) << "compute, ops mask " << mask;
-                ASSERT_LE(compute, whole->compute_time + slack) << "compute, ops mask " << mask;
-                ASSERT_LE(traffic, whole->latency + slack) << "traffic, ops mask " << mask;
-                ASSERT_LE(traffic, whole->memory_time + slack) << "traffic, ops mask " << mask;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    ForEachCrossingSet(problem, [&](const Crossing& x) {
+      const CostModel& model = x.model;
+      const CoreSplit& split = x.split;
+      const uint32_t mask = x.mask;
+      const std::vector<int>& ops = x.ops;
+      const SubgraphPlan& plan = x.plan;
+      const std::vector<std::vector<int>>& pieces = x.pieces;
+      const double shared_loads = x.shared_loads;
+      std::vector<SubgraphPlan> alone;
+      for (const auto& piece : pieces) alone.push_back(SubgraphPlan::Create(problem, piece).value());
+      for (const Granularity& g : SampledGranularities(model.Bounds(plan))) {
+        if (!model.CheckGranularity(plan, g).ok()) continue;
+        const Grid grid(plan.width(), plan.height(), g.w, g.h);
+        for (const std::vector<int64_t>& order : SomeOrders(grid, rng)) {
+          auto whole = model.Cost(plan, g, order, {}, {});
+          ASSERT_TRUE(whole.ok()) << whole.status().message();
+          double compute = 0, traffic = shared_loads;
+          // Per lambda, the pieces' weighted order-free bounds (V3 with Lemma X7).
+          std::array<double, 3> weighted{};
+          for (size_t l = 0; l < kLambdas.size(); ++l) weighted[l] = (1 - kLambdas[l]) * shared_loads;
+          for (size_t i = 0; i < pieces.size(); ++i) {
+            const SubgraphPlan& piece = alone[i];
+            std::vector<int> resident, exports;
+            for (int t : piece.external_inputs()) {
+              const int p = problem.producer(t);
+              if (split.cut[static_cast<size_t>(t)] == CutKind::kExternalShared ||
+                  std::binary_search(ops.begin(), ops.end(), p)) {
+                resident.push_back(t);
               }
             }
+            for (int t : piece.sinks()) {
+              if (std::binary_search(plan.sinks().begin(), plan.sinks().end(), t)) continue;
+              exports.push_back(t);
+            }
+            const Granularity gp{g.w, g.h, piece.split_roots().empty() ? 1 : g.k};
+            ASSERT_TRUE(model.CheckGranularity(piece, gp).ok());
+            auto cost = model.Cost(piece, gp, order, exports, resident);
+            ASSERT_TRUE(cost.ok()) << cost.status().message();
+            compute += cost->compute_time;
+            traffic += cost->memory_time;
+            for (size_t l = 0; l < kLambdas.size(); ++l) {
+              const double lambda = kLambdas[l];
+              const double actual = lambda * cost->compute_time + (1 - lambda) * cost->memory_time;
+              const double any = grid.num_tiles() <= 64
+                                     ? model.AnyPlanOrderFreeBound(piece, gp, exports, resident,
+                                                                   std::numeric_limits<double>::infinity(), lambda)
+                                     : 0;
+              const double plain =
+                  model.OrderFreeBound(piece, gp, piece.width(), piece.height(), exports, resident, false, lambda);
+              ASSERT_LE(any, actual * (1 + 1e-9) + 1e-9) << "lambda " << lambda << ", ops mask " << mask;
+              ASSERT_LE(plain, actual * (1 + 1e-9) + 1e-9) << "lambda " << lambda << ", ops mask " << mask;
+              weighted[l] += std::max(any, plain);
+              weighted_positive += std::max(any, plain) > 0;
+            }
+          }
+          ++checked;
+          tight_compute += std::abs(compute - whole->compute_time) <= 1e-9 * whole->compute_time;
+          tight_traffic += std::abs(traffic - whole->memory_time) <= 1e-9 * whole->memory_time;
+          const double slack = 1e-9 * std::max(1.0, whole->latency);
+          ASSERT_LE(compute, whole->latency + slack) << "compute, ops mask " << mask;
+          ASSERT_LE(compute, whole->compute_time + slack) << "compute, ops mask " << mask;
+          ASSERT_LE(traffic, whole->latency + slack) << "traffic, ops mask " << mask;
+          ASSERT_LE(traffic, whole->memory_time + slack) << "traffic, ops mask " << mask;
+          for (size_t l = 0; l < kLambdas.size(); ++l) {
+            ASSERT_LE(weighted[l], whole->latency * (1 + 1e-9) + slack)
+                << "weighted, lambda " << kLambdas[l] << ", ops mask " << mask;
           }
         }
       }
-    }
+    });
+    ASSERT_FALSE(HasFatalFailure());
   }
   std::printf("cores: V3 checked at %lld (subgraph, granularity, order) points; the pieces' compute equals the "
-              "subgraph's at %lld, their traffic at %lld\n",
+              "subgraph's at %lld, their traffic at %lld; %lld positive weighted order-free piece bounds\n",
               static_cast<long long>(checked), static_cast<long long>(tight_compute),
-              static_cast<long long>(tight_traffic));
+              static_cast<long long>(tight_traffic), static_cast<long long>(weighted_positive));
   EXPECT_GT(checked, testing::kInstrumentedBuild ? 100 : 10000);
   EXPECT_GT(tight_traffic, 0);  // the traffic side is reached, not only approached
+  EXPECT_GT(weighted_positive, checked);  // the weighted order-free bounds are not all 0
+}
+
+// The piece pricer (search/piece_price.h): for every subgraph S of a small random problem that
+// crosses cores (every admissible cut; natives of 8 and 16, so that most pieces' tile spaces are
+// enumerated), at lambda = 0, 1/2 and 1,
+//   sum over pieces of PiecePrice + (1 - lambda) x U(S) <= lambda A_S + (1 - lambda) C_S
+// at every sampled granularity of S that fits the capacity (PeakWorkingSet, nothing retained or
+// resident) and every order tried (raster, column-major, a random one). A_S, C_S: S's compute
+// and memory time from CostModel::Cost. This checks the flags, the weighted order-free bound and
+// the relaxed fit (Lemma X10 with the flags) together; the fit also directly: at each of those
+// granularities every piece's PieceFitFloor is at most S's peak working set.
+TEST(Cores, PiecePricesStayBelowEveryFittingConfiguration) {
+  const int wanted = testing::kInstrumentedBuild ? 2 : 15;
+  int64_t points = 0, enumerated = 0, cheap_only = 0, close = 0, floor_tight = 0;
+  std::mt19937_64 rng(11);
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(wanted); ++seed) {
+    testing::RandomProblemOptions options = SmallProblems(7);
+    options.natives = {8, 16};
+    options.dims = {8, 12, 16, 24, 32, 40};
+    options.min_capacity = 64;
+    options.min_capacity_fraction = 0.05;
+    options.max_capacity_fraction = 1.0;
+    const Problem problem = testing::RandomProblem(seed, options);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    ForEachCrossingSet(problem, [&](const Crossing& x) {
+      std::vector<search::PieceFitFloor> floors;
+      for (const auto& piece : x.pieces) {
+        const auto piece_plan = SubgraphPlan::Create(problem, piece);
+        ASSERT_TRUE(piece_plan.ok());
+        floors.emplace_back(problem, x.modes, *piece_plan, search::PieceOf(problem, x.split, x.ops, piece, {}, {}));
+      }
+      std::array<double, 3> price{};
+      for (size_t l = 0; l < kLambdas.size(); ++l) {
+        price[l] = (1 - kLambdas[l]) * x.shared_loads;
+        for (const auto& piece : x.pieces) {
+          const search::PiecePriceResult r =
+              search::PiecePrice(problem, x.modes, x.split, search::PieceOf(problem, x.split, x.ops, piece, {}, {}),
+                                 kLambdas[l], 4096);
+          price[l] += r.value;
+          (r.enumerated ? enumerated : cheap_only) += 1;
+        }
+      }
+      for (const Granularity& g : SampledGranularities(x.model.Bounds(x.plan))) {
+        if (!x.model.CheckGranularity(x.plan, g).ok()) continue;
+        const int64_t peak = x.model.PeakWorkingSet(x.plan, g, {}, {});
+        if (peak > problem.hardware().fast_memory_capacity) continue;
+        for (const search::PieceFitFloor& floor : floors) {
+          ASSERT_LE(floor.At(g.w, g.h), peak) << "fit, ops mask " << x.mask << ", w " << g.w << " h " << g.h;
+          floor_tight += floor.At(g.w, g.h) == peak;
+        }
+        for (const std::vector<int64_t>& order : SomeOrders(Grid(x.plan.width(), x.plan.height(), g.w, g.h), rng)) {
+          auto cost = x.model.Cost(x.plan, g, order, {}, {});
+          ASSERT_TRUE(cost.ok()) << cost.status().message();
+          for (size_t l = 0; l < kLambdas.size(); ++l) {
+            const double actual = kLambdas[l] * cost->compute_time + (1 - kLambdas[l]) * cost->memory_time;
+            ++points;
+            close += price[l] >= 0.9 * actual;
+            ASSERT_LE(price[l], actual * (1 + 1e-9) + 1e-9)
+                << "lambda " << kLambdas[l] << ", ops mask " << x.mask << ", w " << g.w << " h " << g.h << " k " << g.k;
+          }
+        }
+      }
+    });
+    ASSERT_FALSE(HasFatalFailure());
+  }
+  std::printf("cores: piece prices checked at %lld points (%lld within 10%% of the subgraph's weighted cost); "
+              "%lld piece prices enumerated, %lld cheap only; a piece's fit floor equal to the subgraph's peak "
+              "%lld times\n",
+              static_cast<long long>(points), static_cast<long long>(close), static_cast<long long>(enumerated),
+              static_cast<long long>(cheap_only), static_cast<long long>(floor_tight));
+  EXPECT_GT(points, testing::kInstrumentedBuild ? 100 : 5000);
+  EXPECT_GT(enumerated, cheap_only);  // the enumerated path is the one under test
+  EXPECT_GT(close, 0);
 }
 
 // On the generated suite: DesignCuts gives the cores an independent script counted

@@ -202,18 +202,24 @@ class CostModel {
   // or a smaller one standing for the smallest tiles of a class: docs/bounds.md Lemma X7).
   // Ignores capacity. 0 (a trivial bound) for a mixed plan, unless `allow_mixed`: then a bound
   // only on grids where no tile interval equals a k-slice (docs/bounds.md Lemma X7, mixed plans).
+  // With `lambda` in [0, 1], a bound on the sum over the steps of lambda x compute +
+  // (1 - lambda) x memory time instead of the latency (docs/bounds.md "Cores", Lemma V3: the
+  // common linearization of pieces); < 0 (the default): the latency.
   double OrderFreeBound(const SubgraphPlan& plan, const Granularity& g, int64_t grid_width,
                         int64_t grid_height, std::span<const int> retained,
-                        std::span<const int> resident, bool allow_mixed = false) const;
+                        std::span<const int> resident, bool allow_mixed = false,
+                        double lambda = -1) const;
 
   // A lower bound over every traversal order on the latency of `plan` at `g`, for any plan
   // (mixed included; docs/bounds.md Lemmas X7 and X11): costs every tile, so meant for small
   // grids.
   // Stops once the tiles summed so far reach `cutoff` and returns that partial sum (every tile's
   // term is at least 0, so it is still a lower bound, and at least the cutoff).
+  // `lambda` as for OrderFreeBound.
   double AnyPlanOrderFreeBound(const SubgraphPlan& plan, const Granularity& g,
                                std::span<const int> retained, std::span<const int> resident,
-                               double cutoff = std::numeric_limits<double>::infinity()) const;
+                               double cutoff = std::numeric_limits<double>::infinity(),
+                               double lambda = -1) const;
 
   // A lower bound on the latency of one tile_w x tile_h tile at k, wherever an order puts it,
   // in a grid of more than one column and row (one_col / one_row: a grid of one column / row,

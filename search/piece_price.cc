@@ -1,0 +1,170 @@
+// The price of one piece of a subgraph that crosses cores (search/piece_price.h; docs/bounds.md
+// "Cores", Lemma V3). The flags of V3 are carried by the evaluator's own arguments where they
+// only change loads and stores (imports and external-shared tensors passed as resident: never
+// loaded; exports as retained: never stored); the fit is Lemma X10's first-step floor counted
+// with the flags, never the piece's own peak (a subgraph may spread the piece's last step over
+// two of its own).
+#include "piece_price.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tile_classes.h"
+#include "tilesched/demand.h"
+#include "tilesched/graph.h"
+#include "tilesched/grid.h"
+
+namespace tilesched::search {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Mixed grids with a coincidence are bounded tile by tile up to this many tiles.
+constexpr int64_t kMaxTileByTileTiles = 4096;
+
+bool Has(const std::vector<int>& sorted, int x) { return std::binary_search(sorted.begin(), sorted.end(), x); }
+
+std::vector<int> Merged(std::vector<int> a, const std::vector<int>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  std::sort(a.begin(), a.end());
+  a.erase(std::unique(a.begin(), a.end()), a.end());
+  return a;
+}
+
+}  // namespace
+
+PieceContext PieceOf(const Problem& problem, const CoreSplit& split, const std::vector<int>& ops,
+                     const std::vector<int>& piece, const std::vector<int>& retained,
+                     const std::vector<int>& resident) {
+  PieceContext out;
+  out.ops = piece;
+  std::sort(out.ops.begin(), out.ops.end());
+  std::vector<int> all = ops;
+  std::sort(all.begin(), all.end());
+  auto in_piece = [&](int o) { return o >= 0 && Has(out.ops, o); };
+  auto in_subgraph = [&](int o) { return o >= 0 && Has(all, o); };
+  std::vector<int> reads;
+  for (int o : out.ops) {
+    const Op& op = problem.op(o);
+    for (int t : op.inputs) {
+      reads.push_back(t);
+      const int p = problem.producer(t);
+      if (split.cut[static_cast<size_t>(t)] == CutKind::kGlue && in_subgraph(p) && !in_piece(p)) {
+        out.imports.push_back(t);
+      }
+    }
+    const int t = op.output;
+    if (Has(retained, t)) out.retained.push_back(t);
+    if (split.cut[static_cast<size_t>(t)] != CutKind::kGlue) continue;
+    for (int e : problem.graph().successors(o)) {
+      if (in_subgraph(e) && !in_piece(e)) {
+        out.exports.push_back(t);
+        break;
+      }
+    }
+  }
+  for (int t : resident) {
+    if (std::find(reads.begin(), reads.end(), t) != reads.end()) out.resident.push_back(t);
+  }
+  for (std::vector<int>* v : {&out.imports, &out.exports, &out.retained, &out.resident}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  return out;
+}
+
+PieceFitFloor::PieceFitFloor(const Problem& problem, const CostModes& modes, const SubgraphPlan& plan,
+                             const PieceContext& piece)
+    : plan_w_(plan.width()), plan_h_(plan.height()), first_(FirstStepSlices(problem, plan)) {
+  // Held whole: the retained and the resident tensors. Tile buffers: the sinks that are neither
+  // retained nor exported, and (contest 7a) the split roots that are not sinks and not retained.
+  for (int t : Merged(piece.retained, piece.resident)) held_.held += problem.tensor(t).size();
+  int64_t sinks_kept = 0, roots_kept = 0, nonsink_roots_kept = 0;
+  for (int t : plan.sinks()) sinks_kept += !Has(piece.retained, t) && !Has(piece.exports, t);
+  for (size_t i = 0; i < plan.split_roots().size(); ++i) {
+    const int t = problem.op(plan.split_roots()[i]).output;
+    if (Has(piece.retained, t) || Has(piece.exports, t)) continue;
+    ++roots_kept;
+    nonsink_roots_kept += !plan.root_is_sink()[i];
+  }
+  // Under algebra the buffers are a max over the whole subgraph, not a sum over its pieces.
+  held_.buffers = modes.rules == Rules::kContest ? TileBuffers(modes.rules, sinks_kept, roots_kept, nonsink_roots_kept)
+                                                 : 0;
+  // Not counted as slices: imports (produced inside the subgraph) and resident tensors (held).
+  skipped_ = Merged(piece.imports, piece.resident);
+}
+
+int64_t PieceFitFloor::At(int64_t w, int64_t h) const {
+  return FirstStepFloorSkipping(first_, held_, [this](int t) { return Has(skipped_, t); }, plan_w_, plan_h_, w, h);
+}
+
+PiecePriceResult PiecePrice(const Problem& problem, const CostModes& modes, const CoreSplit& split,
+                            const PieceContext& piece, double lambda, int64_t max_tile_configs) {
+  PiecePriceResult result;
+  auto created = SubgraphPlan::Create(problem, piece.ops);
+  if (!created.ok()) return result;  // 0: not a subgraph, nothing claimed
+  const SubgraphPlan& plan = *created;
+  const CostModel model(problem, modes);
+  const Hardware& hw = problem.hardware();
+  // Never loaded: resident, imported (produced by another piece), or external-shared (paid once
+  // per subgraph outside the piece). Never stored: retained, or exported.
+  std::vector<int> free = Merged(piece.resident, piece.imports);
+  std::vector<int> shared;
+  for (int t : plan.external_inputs()) {
+    if (split.cut[static_cast<size_t>(t)] == CutKind::kExternalShared && !Has(piece.resident, t)) shared.push_back(t);
+  }
+  free = Merged(free, shared);
+  const std::vector<int> kept = Merged(piece.retained, piece.exports);
+  // Lemma X3 with the flags, Lemma C1.
+  int64_t traffic_elements = 0;
+  for (int t : plan.external_inputs()) {
+    if (!Has(free, t)) traffic_elements += problem.tensor(t).size();
+  }
+  for (int t : plan.sinks()) {
+    if (!Has(kept, t) || problem.is_graph_output(t)) traffic_elements += problem.tensor(t).size();
+  }
+  const double traffic = static_cast<double>(traffic_elements) / hw.slow_memory_bandwidth;
+  double compute_once = 0;
+  for (int o : plan.ops()) compute_once += OpComputeOnce(problem, o, modes.matmul_reduction);
+
+  const GranularityBounds bounds = model.Bounds(plan);
+  const int64_t max_k = plan.split_roots().empty() ? 1 : bounds.max_k;
+  const int64_t count = std::max<int64_t>(0, bounds.max_w - bounds.min_w + 1) *
+                        std::max<int64_t>(0, bounds.max_h - bounds.min_h + 1) * max_k;
+  result.value = lambda * compute_once + (1 - lambda) * traffic;
+  if (count > max_tile_configs) return result;
+  result.enumerated = true;
+
+  const PieceFitFloor fit(problem, modes, plan, piece);
+  const double tile_floor = TileComputeFloor(problem, modes.matmul_reduction, plan);
+  const bool mixed = plan.mixed_rows() || plan.mixed_cols();
+
+  double best = kInf;
+  for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
+    for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
+      if (fit.At(w, h) > hw.fast_memory_capacity) {
+        break;  // taller tiles hold no less (X10)
+      }
+      const int64_t tiles = CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h);
+      const double cheap =
+          lambda * std::max(compute_once, static_cast<double>(tiles) * tile_floor) + (1 - lambda) * traffic;
+      for (int64_t k = 1; k <= max_k; ++k) {
+        const Granularity g{w, h, k};
+        if (!model.CheckGranularity(plan, g).ok()) continue;
+        double b = cheap;
+        if (!mixed || !HasCoincidence(plan, w, h, k)) {
+          b = std::max(b, model.OrderFreeBound(plan, g, plan.width(), plan.height(), kept, free,
+                                               /*allow_mixed=*/true, lambda));
+        } else if (tiles <= kMaxTileByTileTiles) {
+          b = std::max(b, model.AnyPlanOrderFreeBound(plan, g, kept, free, kInf, lambda));
+        }
+        best = std::min(best, b);
+      }
+    }
+  }
+  result.value = best;
+  return result;
+}
+
+}  // namespace tilesched::search
