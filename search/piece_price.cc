@@ -7,8 +7,10 @@
 #include "piece_price.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "tile_classes.h"
 #include "tilesched/demand.h"
@@ -32,6 +34,70 @@ std::vector<int> Merged(std::vector<int> a, const std::vector<int>& b) {
   return a;
 }
 
+// Lemma X7 by classes of tile counts (tile_classes.h), with the weighted step cost: per k and
+// class pair, the larger of `cheap` at its tile count and (where no member has a coincidence)
+// the class bound; classes whose smallest tiles do not fit (X10 with the flags, nondecreasing)
+// are left out, and classes are visited cheapest first (per-tile bound of 1 x 1 tiles times the
+// tile count) until none can lower the least so far.
+template <typename Cheap>
+double ByClasses(const CostModel& model, const SubgraphPlan& plan, const PieceFitFloor& fit, double lambda,
+                 const std::vector<int>& kept, const std::vector<int>& free, Cheap&& cheap) {
+  const GranularityBounds bounds = model.Bounds(plan);
+  const int64_t max_k = plan.split_roots().empty() ? 1 : bounds.max_k;
+  const std::vector<DimClass> wc = DimClasses(plan.width(), bounds.min_w, bounds.max_w);
+  const std::vector<DimClass> hc = DimClasses(plan.height(), bounds.min_h, bounds.max_h);
+  const int64_t capacity = model.problem().hardware().fast_memory_capacity;
+  // A member of the class with a tile interval equal to a k-slice (a mixed plan): the class and
+  // tile bounds do not cover it, the cheap bound does.
+  auto coincident = [&](const DimClass& cw, const DimClass& ch, int64_t k) {
+    bool any = false;
+    for (int64_t w = cw.lo; w <= cw.hi && plan.mixed_cols() && !any; ++w) any = DimCoincides(plan.width(), w, k);
+    for (int64_t h = ch.lo; h <= ch.hi && plan.mixed_rows() && !any; ++h) any = DimCoincides(plan.height(), h, k);
+    return any;
+  };
+  struct Item {
+    double cheap;
+    size_t wi, hi;
+    int64_t k;
+    bool coincident;
+  };
+  std::vector<Item> items;
+  for (int64_t k = 1; k <= max_k; ++k) {
+    if (!model.CheckGranularity(plan, {bounds.max_w, bounds.max_h, k}).ok()) continue;
+    double per_tile[2][2] = {{-1, -1}, {-1, -1}};
+    for (size_t wi = 0; wi < wc.size(); ++wi) {
+      for (size_t hi = 0; hi < hc.size(); ++hi) {
+        if (fit.At(wc[wi].lo, hc[hi].lo) > capacity) continue;
+        const int64_t tiles = wc[wi].count * hc[hi].count;
+        const bool any = coincident(wc[wi], hc[hi], k);
+        double b = cheap(tiles);
+        if (!any) {
+          double& tile = per_tile[wc[wi].count == 1][hc[hi].count == 1];
+          if (tile < 0) {
+            tile = model.TileBound(plan, k, 1, 1, wc[wi].count == 1, hc[hi].count == 1, kept, free,
+                                   /*allow_mixed=*/true, lambda);
+          }
+          b = std::max(b, static_cast<double>(tiles) * tile);
+        }
+        items.push_back({b, wi, hi, k, any});
+      }
+    }
+  }
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return std::tie(a.cheap, a.k, a.wi, a.hi) < std::tie(b.cheap, b.k, b.wi, b.hi);
+  });
+  double best = kInf;
+  for (const Item& item : items) {
+    if (item.cheap >= best) break;  // every later class costs at least this
+    double b = item.cheap;
+    if (!item.coincident) {
+      b = std::max(b, ClassLowerBound(model, plan, wc[item.wi], hc[item.hi], item.k, kept, free, lambda));
+    }
+    best = std::min(best, b);
+  }
+  return best;
+}
+
 }  // namespace
 
 PieceContext PieceOf(const Problem& problem, const CoreSplit& split, const std::vector<int>& ops,
@@ -42,6 +108,8 @@ PieceContext PieceOf(const Problem& problem, const CoreSplit& split, const std::
   std::sort(out.ops.begin(), out.ops.end());
   std::vector<int> all = ops;
   std::sort(all.begin(), all.end());
+  std::vector<int> retained_sorted = retained;  // Has() needs sorted lists
+  std::sort(retained_sorted.begin(), retained_sorted.end());
   auto in_piece = [&](int o) { return o >= 0 && Has(out.ops, o); };
   auto in_subgraph = [&](int o) { return o >= 0 && Has(all, o); };
   std::vector<int> reads;
@@ -55,7 +123,7 @@ PieceContext PieceOf(const Problem& problem, const CoreSplit& split, const std::
       }
     }
     const int t = op.output;
-    if (Has(retained, t)) out.retained.push_back(t);
+    if (Has(retained_sorted, t)) out.retained.push_back(t);
     if (split.cut[static_cast<size_t>(t)] != CutKind::kGlue) continue;
     for (int e : problem.graph().successors(o)) {
       if (in_subgraph(e) && !in_piece(e)) {
@@ -102,8 +170,11 @@ int64_t PieceFitFloor::At(int64_t w, int64_t h) const {
 PiecePriceResult PiecePrice(const Problem& problem, const CostModes& modes, const CoreSplit& split,
                             const PieceContext& piece, double lambda, int64_t max_tile_configs) {
   PiecePriceResult result;
+  assert(lambda >= 0 && lambda <= 1);
   auto created = SubgraphPlan::Create(problem, piece.ops);
-  if (!created.ok()) return result;  // 0: not a subgraph, nothing claimed
+  // 0, nothing claimed: not a subgraph, or a lambda outside [0, 1] (a negative one would select
+  // the latency in the cost model's order-free bounds).
+  if (!created.ok() || !(lambda >= 0 && lambda <= 1)) return result;
   const SubgraphPlan& plan = *created;
   const CostModel model(problem, modes);
   const Hardware& hw = problem.hardware();
@@ -132,14 +203,19 @@ PiecePriceResult PiecePrice(const Problem& problem, const CostModes& modes, cons
   const int64_t max_k = plan.split_roots().empty() ? 1 : bounds.max_k;
   const int64_t count = std::max<int64_t>(0, bounds.max_w - bounds.min_w + 1) *
                         std::max<int64_t>(0, bounds.max_h - bounds.min_h + 1) * max_k;
-  result.value = lambda * compute_once + (1 - lambda) * traffic;
-  if (count > max_tile_configs) return result;
-  result.enumerated = true;
-
   const PieceFitFloor fit(problem, modes, plan, piece);
   const double tile_floor = TileComputeFloor(problem, modes.matmul_reduction, plan);
+  // Every grid of `tiles` tiles: lambda x max(C1, X8) + (1 - lambda) x X3 (coincidences included).
+  auto cheap = [&](int64_t tiles) {
+    return lambda * std::max(compute_once, static_cast<double>(tiles) * tile_floor) + (1 - lambda) * traffic;
+  };
+  if (count > max_tile_configs) {
+    result.by_classes = true;
+    result.value = ByClasses(model, plan, fit, lambda, kept, free, cheap);
+    return result;
+  }
+  result.enumerated = true;
   const bool mixed = plan.mixed_rows() || plan.mixed_cols();
-
   double best = kInf;
   for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
     for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
@@ -147,12 +223,10 @@ PiecePriceResult PiecePrice(const Problem& problem, const CostModes& modes, cons
         break;  // taller tiles hold no less (X10)
       }
       const int64_t tiles = CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h);
-      const double cheap =
-          lambda * std::max(compute_once, static_cast<double>(tiles) * tile_floor) + (1 - lambda) * traffic;
       for (int64_t k = 1; k <= max_k; ++k) {
         const Granularity g{w, h, k};
         if (!model.CheckGranularity(plan, g).ok()) continue;
-        double b = cheap;
+        double b = cheap(tiles);
         if (!mixed || !HasCoincidence(plan, w, h, k)) {
           b = std::max(b, model.OrderFreeBound(plan, g, plan.width(), plan.height(), kept, free,
                                                /*allow_mixed=*/true, lambda));

@@ -7,9 +7,9 @@
 //
 // Entry points: PieceOf(problem, split, ops, piece, retained, resident) (a piece's context in a
 // subgraph), PieceFitFloor (the relaxed fit), PiecePrice(problem, modes, split, context, lambda,
-// max_tile_configs). Work: one
-// order-free bound per granularity when the piece has at most max_tile_configs of them (Lemma
-// X1's whole tile space), else none (the cheap bound below).
+// max_tile_configs). Work: one order-free bound per granularity when the piece has at most
+// max_tile_configs of them (Lemma X1's whole tile space), else per class of tile counts, the
+// cheapest first (Lemma X7).
 #ifndef TILESCHED_SEARCH_PIECE_PRICE_H_
 #define TILESCHED_SEARCH_PIECE_PRICE_H_
 
@@ -33,7 +33,7 @@ struct PieceContext {
 };
 
 // The context of `piece` (one of Pieces(problem, split, ops)) in the subgraph `ops` that retains
-// `retained` and starts with `resident` resident.
+// `retained` and starts with `resident` resident (lists in any order).
 PieceContext PieceOf(const Problem& problem, const CoreSplit& split, const std::vector<int>& ops,
                      const std::vector<int>& piece, const std::vector<int>& retained,
                      const std::vector<int>& resident);
@@ -60,14 +60,18 @@ struct PiecePriceResult {
   // At most lambda A_P + (1 - lambda) C_P at every granularity the piece fits at and every order
   // (infinity when no granularity fits).
   double value = 0;
-  bool enumerated = false;  // every granularity was bounded (else only the cheap bound)
+  bool enumerated = false;  // every granularity was bounded
+  bool by_classes = false;  // above max_tile_configs: by Lemma X7's classes
 };
 
 // Per granularity (rules 3.4 and 7b) whose Lemma X10 floor, with the flags, fits the capacity:
 // the larger of lambda x max(Lemma C1, Lemma X8 on the grid) + (1 - lambda) x Lemma X3 (with the
 // flags), and the weighted order-free bound (Lemma X7, CostModel::OrderFreeBound with lambda; a
 // mixed plan's grids with a coincidence: AnyPlanOrderFreeBound up to 4,096 tiles); the least of
-// these. Above max_tile_configs granularities, only the cheap part without a fit.
+// these. Above max_tile_configs granularities, by Lemma X7's classes of tile counts instead: per
+// k and class pair whose smallest tiles fit, the larger of the cheap part at its tile count and
+// (where no member has a coincidence) ClassLowerBound with lambda.
+// `lambda` in [0, 1] (else 0 is returned).
 PiecePriceResult PiecePrice(const Problem& problem, const CostModes& modes, const CoreSplit& split,
                             const PieceContext& piece, double lambda, int64_t max_tile_configs);
 

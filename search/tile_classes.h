@@ -79,19 +79,21 @@ inline bool HasCoincidence(const SubgraphPlan& plan, int64_t w, int64_t h, int64
 // `ch` (within the plan's bounds), at k, in every traversal order: the larger of (a) the
 // order-free bound on the grid of the class's smallest tiles and (b) the sum of the per-tile
 // bound over the balanced partitions. For a mixed plan, a bound only on the members (w, h) for
-// which HasCoincidence is false.
+// which HasCoincidence is false. With `lambda` in [0, 1]: the same bound on the sum over the
+// steps of lambda x compute + (1 - lambda) x memory (CostModel::OrderFreeBound's `lambda`; a
+// per-tile cost that is nondecreasing and convex in the tile's size, as the latency is).
 inline double ClassLowerBound(const CostModel& model, const SubgraphPlan& plan, const DimClass& cw,
                               const DimClass& ch, int64_t k, std::span<const int> retained,
-                              std::span<const int> resident) {
+                              std::span<const int> resident, double lambda = -1) {
   const double smallest = model.OrderFreeBound(
       plan, {cw.lo, ch.lo, k}, SmallestTilesExtent(cw, plan.width()),
-      SmallestTilesExtent(ch, plan.height()), retained, resident, /*allow_mixed=*/true);
+      SmallestTilesExtent(ch, plan.height()), retained, resident, /*allow_mixed=*/true, lambda);
   double balanced = 0;
   for (const auto& [x, nx] : Balanced(plan.width(), cw.count)) {
     for (const auto& [y, ny] : Balanced(plan.height(), ch.count)) {
       balanced += static_cast<double>(nx * ny) *
                   model.TileBound(plan, k, x, y, cw.count == 1, ch.count == 1, retained, resident,
-                                  /*allow_mixed=*/true);
+                                  /*allow_mixed=*/true, lambda);
     }
   }
   return std::max(smallest, balanced);

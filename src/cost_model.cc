@@ -756,14 +756,14 @@ double CostModel::AnyPlanOrderFreeBound(const SubgraphPlan& plan, const Granular
 
 double CostModel::TileBound(const SubgraphPlan& plan, int64_t k, int64_t tile_w, int64_t tile_h,
                             bool one_col, bool one_row, std::span<const int> retained,
-                            std::span<const int> resident, bool allow_mixed) const {
+                            std::span<const int> resident, bool allow_mixed, double lambda) const {
   if (!allow_mixed && (plan.mixed_rows() || plan.mixed_cols())) return 0;
   const int64_t gw = one_col ? plan.width() : 2 * tile_w;
   const int64_t gh = one_row ? plan.height() : 2 * tile_h;
-  return StepEvaluator(*problem_, modes_, plan, {one_col ? plan.width() : tile_w,
-                                                 one_row ? plan.height() : tile_h, k},
-                       retained, resident, gw, gh)
-      .TileBound();
+  StepEvaluator eval(*problem_, modes_, plan, {one_col ? plan.width() : tile_w, one_row ? plan.height() : tile_h, k},
+                     retained, resident, gw, gh);
+  eval.SetLambda(lambda);
+  return eval.TileBound();
 }
 
 Result<SubgraphCost> CostModel::Cost(const SubgraphPlan& plan, const Granularity& g,

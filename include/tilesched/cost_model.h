@@ -224,10 +224,11 @@ class CostModel {
   // A lower bound on the latency of one tile_w x tile_h tile at k, wherever an order puts it,
   // in a grid of more than one column and row (one_col / one_row: a grid of one column / row,
   // whose tile is the whole width / height): docs/bounds.md Lemma X7. 0 for a mixed plan,
-  // unless `allow_mixed` (as for OrderFreeBound).
+  // unless `allow_mixed` (as for OrderFreeBound). `lambda` as for OrderFreeBound.
   double TileBound(const SubgraphPlan& plan, int64_t k, int64_t tile_w, int64_t tile_h,
                    bool one_col, bool one_row, std::span<const int> retained,
-                   std::span<const int> resident, bool allow_mixed = false) const;
+                   std::span<const int> resident, bool allow_mixed = false,
+                   double lambda = -1) const;
 
   // Latency and breakdown of `plan` at granularity `g` (already checked), visiting tiles in
   // `traversal` (empty = raster; already validated), retaining `retained` (sorted tensor ids
