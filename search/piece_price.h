@@ -38,12 +38,13 @@ PieceContext PieceOf(const Problem& problem, const CoreSplit& split, const std::
                      const std::vector<int>& piece, const std::vector<int>& retained,
                      const std::vector<int>& resident);
 
-// Lemma X10 with V3's flags: a lower bound on the working set of some step of the first tile of
-// any subgraph the piece lies in, at tile w x h (so a subgraph that fits the capacity at w x h has
-// every piece's At(w, h) within it): the retained and resident tensors whole, the tile buffers
-// of the sinks neither retained nor exported and (contest 7a) of the split roots neither sinks
-// nor retained, and the piece's first-step slices without imports and resident tensors. Under
-// rules=algebra no buffer is counted. Nondecreasing in w and in h.
+// Lemma X10 with V3's flags: a lower bound on the working set of some step of tile (0, 0)
+// (min(w, W) x min(h, H)) of any subgraph the piece lies in, at tile w x h, so a subgraph that
+// fits the capacity at w x h has every piece's At(w, h) within it. Counted: the retained and
+// resident tensors whole, the tile buffers of the sinks neither retained nor exported and
+// (contest 7a) of the split roots neither sinks nor retained, and the piece's first-step slices
+// without imports and resident tensors. Under rules=algebra no buffer is counted. Nondecreasing
+// in w and in h.
 class PieceFitFloor {
  public:
   PieceFitFloor(const Problem& problem, const CostModes& modes, const SubgraphPlan& plan, const PieceContext& piece);
