@@ -452,8 +452,9 @@ TEST(Cores, PiecesPricedAloneStayBelowTheSubgraph) {
 // crosses cores (every admissible cut; natives of 8 and 16, so that most pieces' tile spaces are
 // enumerated), at lambda = 0, 1/2 and 1,
 //   sum over pieces of PiecePrice + (1 - lambda) x U(S) <= lambda A_S + (1 - lambda) C_S
-// at every sampled granularity of S that fits the capacity (PeakWorkingSet, nothing retained or
-// resident) and every order tried (raster, column-major, a random one). A_S, C_S: S's compute
+// at every sampled granularity of S that fits the capacity (PeakWorkingSet) and every order tried
+// (raster, column-major, a random one), in two contexts of S: nothing retained or resident, and
+// some sinks retained and some produced inputs resident. A_S, C_S: S's compute
 // and memory time from CostModel::Cost. This checks the flags, the weighted order-free bound and
 // the relaxed fit (Lemma X10 with the flags) together; the fit also directly: at each of those
 // granularities every piece's PieceFitFloor is at most S's peak working set.
