@@ -121,10 +121,13 @@ ContextPricer::ContextPricer(const Problem& problem, const CostModes& modes, Pla
   }
 }
 
-bool ContextPricer::EnumerateOpSets(int64_t max_sets) {
+bool ContextPricer::EnumerateOpSets(int64_t max_sets, const std::vector<Mask>* adjacency) {
   assert(Fits(problem_));
   std::vector<Mask> sets;
-  if (!ConnectedSets(Adjacency(problem_), max_sets, [this] { return budget_.Expired(); }, &sets)) return false;
+  const std::vector<Mask> all = adjacency == nullptr ? Adjacency(problem_) : std::vector<Mask>{};
+  if (!ConnectedSets(adjacency == nullptr ? all : *adjacency, max_sets, [this] { return budget_.Expired(); }, &sets)) {
+    return false;
+  }
   bool complete = true;
   for (Mask set : sets) {
     if (budget_.Expired()) return false;

@@ -31,6 +31,29 @@ using Mask = uint64_t;
 std::vector<int> Ids(Mask mask);
 Mask MaskOf(const std::vector<int>& ids);
 
+// Every subset of the tensors `ids` whose sizes, added to `held`, fit `capacity` (Lemma X6),
+// walked depth-first from the empty one: a subset that does not fit has no superset that fits,
+// so only the fitting ones are visited. `visit(subset)` returns false to stop the walk; the
+// result is false when it was stopped.
+template <typename Visit>
+bool ForEachFittingSubset(const Problem& problem, const std::vector<int>& ids, int64_t held, int64_t capacity,
+                          Visit&& visit) {
+  bool stopped = false;
+  auto walk = [&](auto&& self, size_t next, Mask subset, int64_t size) -> void {
+    if (stopped) return;
+    if (!visit(subset)) {
+      stopped = true;
+      return;
+    }
+    for (size_t k = next; k < ids.size(); ++k) {
+      const int64_t grown = size + problem.tensor(ids[k]).size();
+      if (grown <= capacity) self(self, k + 1, subset | (Mask{1} << ids[k]), grown);
+    }
+  };
+  walk(walk, 0, 0, held);
+  return !stopped;
+}
+
 // One connected op set and what its contexts share.
 struct OpSet {
   const SubgraphPlan* plan = nullptr;
@@ -66,8 +89,10 @@ class ContextPricer {
   // Every connected op set (ESU enumeration) that SubgraphPlan accepts, with every retention
   // subset that fits alone (X6). False when there are more than `max_sets` op sets (then none
   // is listed) or when time ran out, and when some op set has more than 4,096 retention subsets
-  // (then only the first ones are listed).
-  bool EnumerateOpSets(int64_t max_sets);
+  // (then only the first ones are listed). With `adjacency` (per op, the ops it may be joined
+  // to), only the op sets connected over it, which must be a subset of rule 3.2's links (the
+  // cores' kept links: search/core_lp.h).
+  bool EnumerateOpSets(int64_t max_sets, const std::vector<Mask>* adjacency = nullptr);
   const std::vector<OpSet>& op_sets() const { return op_sets_; }
   const OpSet& op_set(int index) const { return op_sets_[static_cast<size_t>(index)]; }
   // Lemma C1 per op.

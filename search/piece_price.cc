@@ -41,7 +41,7 @@ std::vector<int> Merged(std::vector<int> a, const std::vector<int>& b) {
 // tile count) until none can lower the least so far.
 template <typename Cheap>
 double ByClasses(const CostModel& model, const SubgraphPlan& plan, const PieceFitFloor& fit, double lambda,
-                 const std::vector<int>& kept, const std::vector<int>& free, Cheap&& cheap) {
+                 const std::vector<int>& kept, const std::vector<int>& free, const Budget* budget, Cheap&& cheap) {
   const GranularityBounds bounds = model.Bounds(plan);
   const int64_t max_k = plan.split_roots().empty() ? 1 : bounds.max_k;
   const std::vector<DimClass> wc = DimClasses(plan.width(), bounds.min_w, bounds.max_w);
@@ -88,6 +88,7 @@ double ByClasses(const CostModel& model, const SubgraphPlan& plan, const PieceFi
   });
   double best = kInf;
   for (const Item& item : items) {
+    if (budget != nullptr && budget->Expired()) return 0;  // stopped: nothing claimed
     if (item.cheap >= best) break;  // every later class costs at least this
     double b = item.cheap;
     if (!item.coincident) {
@@ -168,7 +169,7 @@ int64_t PieceFitFloor::At(int64_t w, int64_t h) const {
 }
 
 PiecePriceResult PiecePrice(const Problem& problem, const CostModes& modes, const CoreSplit& split,
-                            const PieceContext& piece, double lambda, int64_t max_tile_configs) {
+                            const PieceContext& piece, double lambda, int64_t max_tile_configs, const Budget* budget) {
   PiecePriceResult result;
   assert(lambda >= 0 && lambda <= 1);
   auto created = SubgraphPlan::Create(problem, piece.ops);
@@ -211,7 +212,7 @@ PiecePriceResult PiecePrice(const Problem& problem, const CostModes& modes, cons
   };
   if (count > max_tile_configs) {
     result.by_classes = true;
-    result.value = ByClasses(model, plan, fit, lambda, kept, free, cheap);
+    result.value = ByClasses(model, plan, fit, lambda, kept, free, budget, cheap);
     return result;
   }
   result.enumerated = true;
@@ -219,6 +220,10 @@ PiecePriceResult PiecePrice(const Problem& problem, const CostModes& modes, cons
   double best = kInf;
   for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
     for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
+      if (budget != nullptr && budget->Expired()) {
+        result.value = 0;  // stopped: nothing claimed
+        return result;
+      }
       if (fit.At(w, h) > hw.fast_memory_capacity) {
         break;  // taller tiles hold no less (X10)
       }

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "context.h"
 #include "tile_classes.h"
 #include "tilesched/cost_model.h"
 #include "tilesched/lower_bound.h"
@@ -72,9 +73,11 @@ struct PiecePriceResult {
 // these. Above max_tile_configs granularities, by Lemma X7's classes of tile counts instead: per
 // k and class pair whose smallest tiles fit, the larger of the cheap part at its tile count and
 // (where no member has a coincidence) ClassLowerBound with lambda.
-// `lambda` in [0, 1] (else 0 is returned).
+// `lambda` in [0, 1] (else 0 is returned). With a `budget`, a run it stops (polled every
+// granularity or class) returns 0, nothing claimed.
 PiecePriceResult PiecePrice(const Problem& problem, const CostModes& modes, const CoreSplit& split,
-                            const PieceContext& piece, double lambda, int64_t max_tile_configs);
+                            const PieceContext& piece, double lambda, int64_t max_tile_configs,
+                            const Budget* budget = nullptr);
 
 }  // namespace tilesched::search
 

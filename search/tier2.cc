@@ -189,22 +189,11 @@ bool CoveringLp::ListColumns() {
     for (const Mask r : c.retention) {
       int64_t held = 0;
       for (int t : Ids(r)) held += problem_.tensor(t).size();
-      // Every subset of `readable` that fits with r, walked depth-first: a subset that does
-      // not fit has no superset that fits, so only the fitting ones are visited.
-      auto walk = [&](auto&& self, size_t next, Mask resident, int64_t size) -> void {
-        if (stopped) return;
+      stopped = !ForEachFittingSubset(problem_, readable, held, capacity, [&](Mask resident) {
         columns_.push_back({i, r, resident});
-        if (static_cast<int64_t>(columns_.size()) > kMaxCoverColumns ||
-            ((columns_.size() & 4095) == 0 && budget_.Expired())) {
-          stopped = true;
-          return;
-        }
-        for (size_t k = next; k < readable.size(); ++k) {
-          const int64_t grown = size + problem_.tensor(readable[k]).size();
-          if (grown <= capacity) self(self, k + 1, resident | (Mask{1} << readable[k]), grown);
-        }
-      };
-      walk(walk, 0, 0, held);
+        return static_cast<int64_t>(columns_.size()) <= kMaxCoverColumns &&
+               ((columns_.size() & 4095) != 0 || !budget_.Expired());
+      });
       if (stopped) break;
     }
   }

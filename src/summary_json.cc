@@ -19,8 +19,8 @@ nlohmann::json ModesObject(const CostModes& modes) {
 
 std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds,
                               double tier2, double split, const std::vector<SplitComponentJson>& components,
-                              double schedule_latency) {
-  nlohmann::json out = {{"lower_bound", std::max({bounds.best(), tier2, split})}};
+                              double schedule_latency, double cores) {
+  nlohmann::json out = {{"lower_bound", std::max({bounds.best(), tier2, split, cores})}};
   for (const BoundPart& part : Parts(bounds)) out[part.name] = part.value;
   if (tier2 >= 0) out["tier2"] = tier2;
   if (split >= 0) {
@@ -34,9 +34,11 @@ std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes,
     }
   }
   if (schedule_latency >= 0) out["schedule_latency"] = schedule_latency;
+  if (cores >= 0) out["cores"] = cores;
   std::string set_by = BestPart(bounds).name;
   if (tier2 > bounds.best() && tier2 >= split) set_by = "tier2";
   if (split > bounds.best() && split > tier2) set_by = "split";
+  if (cores > bounds.best() && cores > tier2 && cores > split) set_by = "cores";
   out["set_by"] = set_by;
   out["modes"] = ModesObject(modes);
   out["time_s"] = seconds;

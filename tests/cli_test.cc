@@ -647,11 +647,33 @@ TEST(CliBoundText, Tier2KeepsItsTimeLimitOnMillionsOfContexts) {
   }
 }
 
+// `bound --cores`: tier 2 on cores is printed with what it did, stays below the golden schedule
+// of benchmark 7 (it is below the split there: docs/bounds.md, "Cores"), is in the JSON, and a
+// cut set other than all or design is a usage error.
+TEST(CliBoundText, CoresIsPrintedAndBelowTheGoldenSchedule) {
+  const ScratchDir dir("cli_bound_cores");
+  const ToolRun text = Tilesched({"bound", Benchmark(7), "--cores", "all", "--time-limit", "0"}, dir);
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("  cores:    "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(tier 2 on cores, one lambda at a time; 15 cores, "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("; converged, bound "), std::string::npos) << text.out;
+  const ToolRun json = Tilesched({"bound", Benchmark(7), "--cores", "design", "--json", "--time-limit", "0"}, dir);
+  ASSERT_EQ(json.code, 0) << json.err;
+  const double cores = JsonNumber(json.out, "cores");
+  EXPECT_GT(cores, 0);
+  EXPECT_LE(cores, 130764.79999999999);  // the golden schedule (tests/golden/results.csv)
+  EXPECT_GE(JsonNumber(json.out, "lower_bound"), cores);
+  const ToolRun bad = Tilesched({"bound", Benchmark(7), "--cores", "some"}, dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--cores: 'some' is not all or design"), std::string::npos) << bad.err;
+}
+
 TEST(CliBoundText, BoundTimeLimitIsTier2sAndNotNegative) {
   const ScratchDir dir("cli_bound_limit");
   const ToolRun alone = Tilesched({"bound", Benchmark(1), "--time-limit", "5"}, dir);
   EXPECT_EQ(alone.code, 2);
-  EXPECT_NE(alone.err.find("--time-limit is the budget of --tier2 and --split"), std::string::npos) << alone.err;
+  EXPECT_NE(alone.err.find("--time-limit is the budget of --tier2, --split and --cores"), std::string::npos)
+      << alone.err;
   const ToolRun negative = Tilesched({"bound", Benchmark(1), "--tier2", "--time-limit", "-1"}, dir);
   EXPECT_EQ(negative.code, 2);
   EXPECT_NE(negative.err.find("--time-limit must not be negative"), std::string::npos) << negative.err;

@@ -289,6 +289,31 @@ Result<std::vector<double>> SplitTier2Shares(const Problem& problem, const CostM
                                              const Schedule& schedule, const std::vector<double>& latencies,
                                              const SplitTier2Result& result);
 
+// --- Tier 2 on cores, one lambda at a time (docs/bounds.md, "Cores", Lemma V6) ---
+
+// Which admissible cuts split the graph into cores (docs/bounds.md, "Cores"): every one, or the
+// subset docs/design_cores.md measured (external-shared, and glue at Pointwise outputs above
+// the native tile in both dimensions).
+enum class CoreCuts { kAll, kDesign };
+
+struct CoreTier2Result {
+  // The certified bound on every valid schedule's latency: the largest over `lambdas` of each
+  // one's certificate (`by_lambda`; 0: nothing proven), reported a relative 1e-9 low like tier
+  // 2's; `lambda` is the one it came from (-1: none).
+  double value = 0, lambda = -1;
+  std::vector<double> lambdas, by_lambda;
+  Tier2Status status = Tier2Status::kTooManyOps;
+  double seconds = 0;
+  std::string summary;  // one line: cores, op sets, columns, LP rounds, status, bound
+};
+
+// Tier 2's covering LP over the op sets connected inside the cores, a subgraph that crosses
+// cores paid piece by piece at lambda x compute + (1 - lambda) x memory time, at lambda 0, 1/4,
+// 1/2, 3/4 and 1 in turn. Problems of at most 64 ops and 64 tensors (status kTooManyOps
+// otherwise); under rules=algebra nothing is cut and it is tier 2's LP with every column listed.
+// Deterministic at any thread count.
+CoreTier2Result CoreTier2Bound(const Problem& problem, const Tier2Options& options, CoreCuts cuts);
+
 }  // namespace tilesched::search
 
 #endif  // TILESCHED_SEARCH_H_

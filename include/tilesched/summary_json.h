@@ -26,11 +26,11 @@ struct SplitComponentJson {
 // "split" (tier 2 by link components) when split >= 0, with "split_components" (one object per
 // component: first_op, ops, tensors, value, tier2, floor, mixed, tier2_summary, and
 // schedule_share when given); lower_bound is the largest of them. "schedule_latency" when
-// schedule_latency >= 0 (`bound --schedule`).
+// schedule_latency >= 0 (`bound --schedule`); "cores" (tier 2 on cores) when cores >= 0.
 std::string LowerBoundsToJson(const LowerBounds& bounds, const CostModes& modes, double seconds,
                               double tier2 = -1, double split = -1,
                               const std::vector<SplitComponentJson>& components = {},
-                              double schedule_latency = -1);
+                              double schedule_latency = -1, double cores = -1);
 
 struct ScheduleSummary {
   double latency = 0;

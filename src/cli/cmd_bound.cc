@@ -73,7 +73,8 @@ int RunBound(int argc, char** argv, int first) {
                      "print JSON: lower_bound, every part (compute, io, traffic, mixed, phase, capacity, coupled, "
                      "shared, squeeze, held; tier2 and split when run), set_by (the part that sets it), modes, time_s; "
                      "with --split also split_components (per link component: first_op, ops, tensors, value, tier2, "
-                     "floor, mixed, tier2_summary; with --schedule also schedule_share) and schedule_latency"});
+                     "floor, mixed, tier2_summary; with --schedule also schedule_share) and schedule_latency; "
+                     "with --cores also cores"});
   options.push_back({"tier2", "",
                      "also run tier 2, the covering LP over every subgraph context (seconds to "
                      "minutes; problems of at most 64 ops and 1,000,000 connected op sets, about "
@@ -82,13 +83,16 @@ int RunBound(int argc, char** argv, int first) {
                      "also run tier 2 by link components: the covering LP on each part of the graph "
                      "that no subgraph can leave, summed (any size; parts above 64 ops count at a floor or at "
                      "tier 1's mixed roofline restricted to them)"});
+  options.push_back({"cores", "all|design",
+                     "also run tier 2 on cores (one lambda at a time): the covering LP over the op sets "
+                     "inside the cores of a cut set, crossing subgraphs paid piece by piece (at most 64 ops)"});
   options.push_back({"schedule", "SOLUTION.json",
                      "with --split: judge this schedule (Evaluate) and print each link component's share of "
                      "its latency against the component's bound, and which components hold the gap"});
-  options.push_back({"time-limit", "SEC", "budget of --tier2 and of --split in seconds, each (default 120; "
+  options.push_back({"time-limit", "SEC", "budget of --tier2, --split and --cores in seconds, each (default 120; "
                      "0: until it converges); a run stopped by it or by SIGINT/SIGTERM still reports a "
                      "valid bound"});
-  Args args("bound", "PROBLEM.json [--json] [--tier2] [--split [--schedule SOL.json]] [options]",
+  Args args("bound", "PROBLEM.json [--json] [--tier2] [--split [--schedule SOL.json]] [--cores C]",
             "Prints a lower bound on the total latency of every valid schedule of PROBLEM.json\n"
             "under the chosen modes: the largest of its parts, each printed below: compute (every\n"
             "op once, padded tiles), io (graph inputs and outputs once), traffic (every load a\n"
@@ -104,14 +108,23 @@ int RunBound(int argc, char** argv, int first) {
             "by components\"): the ops that can share a subgraph, priced apart and summed.\n"
             "--schedule with --split splits a schedule's latency the same way, so the gap can be\n"
             "placed: a component whose share is far above its value holds the gap there (search or\n"
-            "bound), one at its value is done.",
+            "bound), one at its value is done.\n"
+            "--cores all|design runs the LP on cores (docs/bounds.md \"Cores\", Lemma V6; rules=contest\n"
+            "cuts, none under algebra): an experiment, so far never above --split (docs/design_cores.md).",
             options, 1, 1);
   if (auto code = ParseCommandLine(args, argc, argv, first)) return *code;
   auto modes = ModesFromArgs(args);
   if (!modes.ok()) return Fail("bound", modes.status().message(), kExitUsage);
-  if (args.Has("time-limit") && !args.Has("tier2") && !args.Has("split")) {
-    return Fail("bound", "--time-limit is the budget of --tier2 and --split (tier 1 takes milliseconds)",
+  if (args.Has("time-limit") && !args.Has("tier2") && !args.Has("split") && !args.Has("cores")) {
+    return Fail("bound", "--time-limit is the budget of --tier2, --split and --cores (tier 1 takes milliseconds)",
                 kExitUsage);
+  }
+  std::optional<search::CoreCuts> core_cuts;
+  if (args.Has("cores")) {
+    const std::string cuts = args.Get("cores");
+    if (cuts == "all") core_cuts = search::CoreCuts::kAll;
+    else if (cuts == "design") core_cuts = search::CoreCuts::kDesign;
+    else return Fail("bound", "--cores: '" + cuts + "' is not all or design", kExitUsage);
   }
   if (args.Has("schedule") && !args.Has("split")) {
     return Fail("bound", "--schedule needs --split (it splits the schedule's latency by link component)", kExitUsage);
@@ -136,9 +149,9 @@ int RunBound(int argc, char** argv, int first) {
   tier2_options.time_limit = *limit;
   tier2_options.stop = &StopFlag();
   tier2_options.keep_until_exit = true;  // freeing a large run's contexts would outlast the limit
-  if (args.Has("tier2") || args.Has("split")) InstallStopSignals(SecondSignal::kKeepStopping);
+  if (args.Has("tier2") || args.Has("split") || core_cuts) InstallStopSignals(SecondSignal::kKeepStopping);
   const std::string budget_text = *limit > 0 ? "up to " + FormatNumber(*limit, 1) + " s" : "no time limit";
-  double tier2 = -1, split = -1;  // < 0: not run
+  double tier2 = -1, split = -1, cores = -1;  // < 0: not run
   search::SplitTier2Result split_run;
   std::vector<search::SplitTier2Component> parts;  // the split's link components
   std::vector<CertifiedBound> certified;
@@ -158,6 +171,14 @@ int RunBound(int argc, char** argv, int first) {
     certified.push_back({"split", "tier 2 by link components", split_run.value,
                          search::SplitTier2Summary(split_run) + "; " + FormatNumber(split_run.seconds, 2) + " s"});
   }
+  if (core_cuts) {
+    std::cerr << "tier 2 on cores: pricing whole and piece contexts (" << budget_text
+              << "; Ctrl-C stops with the bound so far)...\n";
+    const search::CoreTier2Result run = search::CoreTier2Bound(*problem, tier2_options, *core_cuts);
+    cores = run.value;
+    certified.push_back({"cores", "tier 2 on cores, one lambda at a time", run.value,
+                         run.summary + "; " + FormatNumber(run.seconds, 2) + " s"});
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<double> shares;  // --schedule: per link component, its subgraphs' latencies
   if (judged) {
@@ -175,7 +196,7 @@ int RunBound(int argc, char** argv, int first) {
                             shares.empty() ? -1.0 : shares[i]});
     }
     std::cout << LowerBoundsToJson(bounds, *modes, seconds, tier2, split, components,
-                                   judged ? judged->evaluation.total : -1.0);
+                                   judged ? judged->evaluation.total : -1.0, cores);
     return kExitOk;
   }
   std::cout << BoundText(bounds, *modes, certified);
