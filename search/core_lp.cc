@@ -144,6 +144,7 @@ bool CoreLp::List() {
     }
     const std::vector<int> importable = Ids(c.external & glue_);
     const std::vector<int> exports = Ids(exportable);
+    if (importable.size() + exports.size() > 20) return false;  // over a million interfaces: too many
     const bool reads_shared = (c.external & shared_) != 0;
     const size_t interfaces = size_t{1} << (importable.size() + exports.size());
     for (size_t bits = 0; bits < interfaces; ++bits) {
@@ -233,7 +234,9 @@ double CoreLp::Certificate(const double* dual, double lambda, std::vector<double
     }
     if (col.piece) {
       for (Mask m = col.exports; m; m &= m - 1) add(zeta[static_cast<size_t>(std::countr_zero(m))]);
-      for (Mask m = col.imports; m; m &= m - 1) add(-static_cast<long double>(zeta[static_cast<size_t>(std::countr_zero(m))]));
+      for (Mask m = col.imports; m; m &= m - 1) {
+        add(-static_cast<long double>(zeta[static_cast<size_t>(std::countr_zero(m))]));
+      }
       for (Mask m = pricer_.op_set(col.op_set).external & shared_ & ~col.resident; m; m &= m - 1) {
         const size_t t = static_cast<size_t>(std::countr_zero(m));
         add(-static_cast<long double>(sigma[t]) * share_coef_[t]);
@@ -258,54 +261,68 @@ double CoreLp::Certificate(const double* dual, double lambda, std::vector<double
   for (size_t ci = 0; ci < columns_.size(); ++ci) (*bracket)[ci] = bracket_of(columns_[ci], &magnitudes[ci]);
   // Repair, first additively, for a column above its cost by the LP's tolerances (or by the
   // margin at a cost of 0): lower the y of its ops, then raise the sigma of the shared tensors
-  // it reads (up to their caps) by the excess plus 1e-12 of its magnitude. Both only lower
-  // other brackets (cover coefficients are +1, share coefficients -1/n_t), y stays >= 0 and
-  // sigma within its cap. What is left moves a glue dual (lowering an export's, raising an
-  // import's), which raises the partner pieces' brackets: a few passes, then T2's scaling.
-  for (int pass = 0; pass < 4; ++pass) {
-    bool moved_glue = false;
-    for (size_t ci = 0; ci < columns_.size(); ++ci) {
-      const Column& col = columns_[ci];
-      double magnitude = 0;
-      const double b = pass == 0 ? (*bracket)[ci] : bracket_of(col, &magnitude);
-      if (pass == 0) magnitude = magnitudes[ci];
-      if (!(b > col.cost)) continue;
-      double excess = (b - col.cost) + 1e-12 * magnitude;
-      for (Mask m = pricer_.op_set(col.op_set).ops; m && excess > 0; m &= m - 1) {
-        double& yo = y[static_cast<size_t>(std::countr_zero(m))];
-        const double take = std::min(yo, excess);
-        yo = take == yo ? 0.0 : std::max(0.0, std::nextafter(yo - take, 0.0));
-        excess -= take;
+  // it reads (up to their caps) by the excess (plus a relative 1e-9 of it and 1e-12 of the
+  // column's magnitude). Both only lower other brackets (cover coefficients are +1, share
+  // coefficients -c_t), y stays >= 0 and sigma within its cap. What is left lowers the glue dual
+  // of one of its exports, which raises only the importing pieces' brackets, repaired in the
+  // next pass; up to four passes, then T2's scaling for whatever is left. Done two ways and the
+  // larger certificate kept (each is valid, and each wins somewhere): glue duals only lowered,
+  // so passes cannot undo each other; or also raised at an import of a column with no export
+  // (which can undo a lowering, and then end at alpha = 0 for a column of cost 0).
+  const std::vector<double> y0 = y, zeta0 = zeta, sigma0 = sigma;
+  auto repaired = [&](bool both_ways) {
+    y = y0;
+    zeta = zeta0;
+    sigma = sigma0;
+    for (int pass = 0; pass < 4; ++pass) {
+      bool moved_glue = false;
+      for (size_t ci = 0; ci < columns_.size(); ++ci) {
+        const Column& col = columns_[ci];
+        double magnitude = 0;
+        const double b = pass == 0 ? (*bracket)[ci] : bracket_of(col, &magnitude);
+        if (pass == 0) magnitude = magnitudes[ci];
+        if (!(b > col.cost)) continue;
+        double excess = (b - col.cost) * (1 + 1e-9) + 1e-12 * magnitude;
+        for (Mask m = pricer_.op_set(col.op_set).ops; m && excess > 0; m &= m - 1) {
+          double& yo = y[static_cast<size_t>(std::countr_zero(m))];
+          const double take = std::min(yo, excess);
+          yo = take == yo ? 0.0 : std::max(0.0, std::nextafter(yo - take, 0.0));
+          excess -= take;
+        }
+        if (!col.piece) continue;
+        for (Mask m = pricer_.op_set(col.op_set).external & shared_ & ~col.resident; m && excess > 0; m &= m - 1) {
+          const size_t t = static_cast<size_t>(std::countr_zero(m));
+          const double give = std::min(cap[t] - sigma[t], excess / share_coef_[t]);
+          if (give <= 0) continue;
+          sigma[t] = std::min(cap[t], std::nextafter(sigma[t] + give, kInf));
+          excess -= give * share_coef_[t];
+        }
+        if (excess <= 0) continue;
+        if (col.exports != 0) {
+          double& glue_dual = zeta[static_cast<size_t>(std::countr_zero(col.exports))];
+          glue_dual = std::nextafter(glue_dual - excess, -kInf);
+          moved_glue = true;
+        } else if (col.imports != 0 && both_ways) {
+          double& glue_dual = zeta[static_cast<size_t>(std::countr_zero(col.imports))];
+          glue_dual = std::nextafter(glue_dual + excess, kInf);
+          moved_glue = true;
+        }
       }
-      if (!col.piece) continue;
-      for (Mask m = pricer_.op_set(col.op_set).external & shared_ & ~col.resident; m && excess > 0; m &= m - 1) {
-        const size_t t = static_cast<size_t>(std::countr_zero(m));
-        const double give = std::min(cap[t] - sigma[t], excess / share_coef_[t]);
-        if (give <= 0) continue;
-        sigma[t] = std::min(cap[t], std::nextafter(sigma[t] + give, kInf));
-        excess -= give * share_coef_[t];
-      }
-      if (excess <= 0) continue;
-      if (col.exports != 0) {
-        zeta[static_cast<size_t>(std::countr_zero(col.exports))] -= excess;
-        moved_glue = true;
-      } else if (col.imports != 0) {
-        zeta[static_cast<size_t>(std::countr_zero(col.imports))] += excess;
-        moved_glue = true;
-      }
+      if (!moved_glue) break;
     }
-    if (!moved_glue) break;
-  }
-  // Then by scaling (Lemma T2): alpha <= 1, the least ratio of cost to a positive bracket.
-  double alpha = 1;
-  for (size_t ci = 0; ci < columns_.size(); ++ci) {
-    double magnitude = 0;
-    const double b = bracket_of(columns_[ci], &magnitude);
-    if (b > 0 && b > columns_[ci].cost) alpha = std::min(alpha, columns_[ci].cost / b);
-  }
-  long double y_sum = 0;
-  for (double v : y) y_sum += v;
-  return alpha * static_cast<double>(y_sum) * (1 - 1e-9);
+    // Then by scaling (Lemma T2): alpha <= 1, the least ratio of cost to a positive bracket.
+    double alpha = 1;
+    for (size_t ci = 0; ci < columns_.size(); ++ci) {
+      double magnitude = 0;
+      const double b = bracket_of(columns_[ci], &magnitude);
+      if (b <= columns_[ci].cost) continue;
+      alpha = b > 0 && std::isfinite(b) ? std::min(alpha, columns_[ci].cost / b) : 0.0;  // NaN: nothing proven
+    }
+    long double y_sum = 0;
+    for (double v : y) y_sum += v;
+    return alpha * static_cast<double>(y_sum) * (1 - 1e-9);
+  };
+  return std::max(repaired(false), repaired(true));
 }
 
 double CoreLp::RunLambda(double lambda, Tier2Status* status) {

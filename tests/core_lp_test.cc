@@ -18,6 +18,7 @@
 #include "context.h"
 #include "core_lp.h"
 #include "test_util.h"
+#include "tilesched/evaluate.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
 #include "tilesched/search.h"
@@ -154,6 +155,32 @@ TEST(CoreLp, WithoutCutsItIsTier2sLp) {
   EXPECT_GT(equal, runs / 2);
 }
 
+// A review's case: a Pointwise output read as LHS by two MatMuls of inner dimension 4 > native 2
+// is external-shared; retained by [0], it is resident for both pieces of [1, 2], whose flow
+// coefficients must then add up to at most 1 (a coefficient of 1 each makes the optimum's point
+// infeasible and the LP overshoot). The optimum [0] retaining it, then [1, 2], is 400, and the LP
+// meets it.
+TEST(CoreLp, TwoPiecesReadOneResidentInput) {
+  auto problem = ParseProblem(R"({"widths": [4, 4, 1, 1, 1, 1], "heights": [4, 4, 4, 4, 4, 4],
+    "op_types": ["Pointwise", "MatMul", "MatMul"], "inputs": [[0], [1, 2], [1, 4]], "outputs": [[1], [3], [5]],
+    "base_costs": [1, 1, 1], "fast_memory_capacity": 40, "slow_memory_bandwidth": 0.1,
+    "native_granularity": [2, 2]})");
+  ASSERT_TRUE(problem.ok()) << problem.status().message();
+  auto schedule = ParseSolution(R"({"subgraphs": [[0], [1, 2]], "granularities": [[2, 2, 1], [1, 2, 2]],
+    "tensors_to_retain": [[1], []], "traversal_orders": [[0, 1, 3, 2], null]})");
+  ASSERT_TRUE(schedule.ok()) << schedule.status().message();
+  const CostModes m;
+  auto evaluation = Evaluate(*problem, *schedule, m);
+  ASSERT_TRUE(evaluation.ok()) << evaluation.status().message();
+  EXPECT_DOUBLE_EQ(evaluation->total, 400.0);
+  const CoreSplit split = Cores(*problem, m, AdmissibleCuts(*problem, m));
+  EXPECT_EQ(split.cut[1], CutKind::kExternalShared);
+  const search::CoreLpResult core = CoreLp(*problem, m, split);
+  EXPECT_GT(core.piece_columns, 0);
+  EXPECT_LE(core.value, 400.0 * (1 + kTolerance));
+  EXPECT_GE(core.value, 400.0 * (1 - 1e-6));
+}
+
 // Every Pointwise output with a reader taken as glue, whatever its demanded region: pieces are
 // then priced with regions they need not have, and some optimum must be overshot.
 TEST(CoreLp, AWrongCutSetOvershoots) {
@@ -166,7 +193,9 @@ TEST(CoreLp, AWrongCutSetOvershoots) {
     CoreSplit wrong;
     wrong.cut.assign(static_cast<size_t>(problem.num_tensors()), CutKind::kKept);
     for (int o = 0; o < problem.num_ops(); ++o) {
-      if (problem.op(o).type == OpType::kPointwise) wrong.cut[static_cast<size_t>(problem.op(o).output)] = CutKind::kGlue;
+      if (problem.op(o).type == OpType::kPointwise) {
+        wrong.cut[static_cast<size_t>(problem.op(o).output)] = CutKind::kGlue;
+      }
     }
     ++runs;
     above += CoreLp(problem, m, wrong).value > optimum.total * (1 + 1e-6);
