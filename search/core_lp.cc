@@ -5,7 +5,7 @@
 // piece contexts pi (such an op set with glue imports I, glue exports E, r, R) at a lower bound on
 // g_pi(lambda) (PiecePrice, Lemma V3); u_t per external-shared tensor t at (1 - lambda)|t|/bw.
 // Rows: cover per op (>= 1); flow per tensor (columns retaining t minus columns starting with t
-// resident, a piece's count taken a 1/n_t, n_t the readers of an external-shared t; >= 0); glue
+// resident, a piece's count taken at 1/n_t, n_t the readers of an external-shared t; >= 0); glue
 // per glue tensor (exporting minus importing pieces, = 0); share per external-shared tensor (u_t
 // minus the pieces reading t not resident, each at 1/n_t; >= 0). The coefficients 1/n_t are
 // rounded down, so every schedule's point satisfies the rows as written.
