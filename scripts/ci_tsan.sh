@@ -40,8 +40,8 @@ if [[ ! -f "$tbb/install/lib/cmake/TBB/TBBConfig.cmake" ]]; then
   cmake --install "$tbb/build" >/dev/null
 fi
 
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILESCHED_TSAN=ON \
-  -DTILESCHED_BUILD_BENCH=OFF -DTBB_DIR="$tbb/install/lib/cmake/TBB" >/dev/null
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+  -DTILESCHED_TSAN=ON -DTILESCHED_BUILD_BENCH=OFF -DTBB_DIR="$tbb/install/lib/cmake/TBB" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target tilesched_tests tilesched
 
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp ${TSAN_OPTIONS:-}"

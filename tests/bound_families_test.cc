@@ -14,6 +14,8 @@
 //   PaddedTiles      Lemmas L1-L2 (coupled): the same with heavy compute, so small tiles pay;
 //   SplitEpilogues   Lemmas P1-P6 (phase): split MatMuls with heavy Pointwise epilogues;
 //   ResidentOperands Lemmas R1-R4 (squeeze): a MatMul whose resident LHS squeezes the tiles.
+// A TEST of its own checks Lemma G6 (the mixed part) on SinkShapeProblem: two readers of one
+// input whose sinks have two shapes.
 // The other parts (compute, io, traffic, mixed) are checked on unshaped random problems by
 // tests/bound_admissibility_test.cc.
 #include <algorithm>
@@ -29,6 +31,7 @@
 #include "bound_problems.h"
 #include "brute_force.h"
 #include "build_kind.h"
+#include "mixed_bound.h"
 #include "test_util.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
@@ -291,6 +294,102 @@ Problem SqueezeFamilyProblem(uint64_t seed) {
 Problem OneStepRootLight(uint64_t seed) { return OneStepRootProblem(seed, /*heavy=*/false); }
 Problem OneStepRootHeavy(uint64_t seed) { return OneStepRootProblem(seed, /*heavy=*/true); }
 
+// Random problems where Lemma G6 matters, of three kinds (natives 2-3, tensors of 1 to 2 x native
+// elements a side, bandwidth 0.05-1, capacity from below one intermediate to several):
+//   two shapes: a graph input X (r x k) read by a cheap Pointwise op (memory-heavy) and a costly
+//     MatMul X @ W (compute-heavy, r x c with c != k), so the two read one tensor (G4 links
+//     them) but write sinks of two shapes; after each a chain of up to two ops (Pointwise ops, or
+//     a MatMul that brings r x c back to r x k), sometimes a Pointwise join of two r x k outputs;
+//   forced store: T = PW(X) (r x K, K > native) as large as the capacity, read along K by a MatMul
+//     (never fusable under contest: T is stored, G5), next to costly readers of X of other
+//     shapes, some brought back to r x K;
+//   exclusions: a join A @ P of a heavy MatMul's output A and a Pointwise output P that also
+//     descends from the first op over a MatMul, so that M6 inside G6 decides.
+Problem SinkShapeProblem(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&](std::vector<int64_t> values) { return values[rng() % values.size()]; };
+  auto cost = [&](std::vector<int64_t> values) { return static_cast<double>(pick(std::move(values))); };
+  const int64_t native = pick({2, 3});
+  const double bandwidth = std::vector<double>{0.05, 0.25, 1}[rng() % 3];
+  const int kind = static_cast<int>(seed % 3);
+  if (kind == 0) {
+    const int64_t r = pick({native, native + 1, 2 * native});
+    const int64_t k = pick({native, native + 1, 2 * native});
+    int64_t c = pick({1, native, native + 1, 2 * native});
+    if (c == k) c = k + 1;
+    ProblemBuilder b(std::max<int64_t>(pick({r * k / 2 + 2, r * k + 2, 2 * r * k, 4 * r * k + 2 * k * c}), 4),
+                     bandwidth, native);
+    const int x = b.Tensor(r, k), y0 = b.Tensor(r, k), w = b.Tensor(k, c), y1 = b.Tensor(r, c);
+    b.Pointwise({x}, y0, cost({1, 2}));
+    b.MatMul(x, w, y1, cost({20, 50, 200}));
+    int last0 = y0, last1 = y1;  // the two chains' ends
+    int64_t width1 = c;          // last1's width: c, or k once brought back
+    if (rng() % 2 == 0) {
+      const int next = b.Tensor(r, k);
+      b.Pointwise({last0}, next, 1);
+      last0 = next;
+    }
+    const int64_t chain = static_cast<int64_t>(rng() % 3);
+    for (int64_t step = 0; step < chain; ++step) {
+      if (step == 0 && rng() % 2 == 0) {
+        const int v = b.Tensor(c, k), back = b.Tensor(r, k);
+        b.MatMul(last1, v, back, cost({1, 4}));
+        last1 = back;
+        width1 = k;
+      } else {
+        const int next = b.Tensor(r, width1);
+        b.Pointwise({last1}, next, cost({1, 10}));
+        last1 = next;
+      }
+    }
+    if (width1 == k && rng() % 2 == 0) b.Pointwise({last0, last1}, b.Tensor(r, k), 1);
+    return b.Build();
+  }
+  if (kind == 1) {
+    const int64_t r = pick({1, native, native + 1});
+    const int64_t big_k = pick({native + 1, 2 * native});
+    const int64_t size = r * big_k;
+    ProblemBuilder b(std::max<int64_t>(pick({size, size - 1, size / 2 + 1, size + 1}), 4), bandwidth, native);
+    const int x = b.Tensor(r, big_k);
+    auto heavy = [&]() {
+      const int64_t c = pick({1, native, 2 * native});
+      const int w = b.Tensor(big_k, c), y = b.Tensor(r, c);
+      b.MatMul(x, w, y, cost({20, 50, 200}));
+      if (rng() % 2 == 0) {
+        const int v = b.Tensor(c, big_k), back = b.Tensor(r, big_k);
+        b.MatMul(y, v, back, cost({1, 5}));
+      }
+    };
+    if (rng() % 2 == 0) heavy();
+    const int t = b.Tensor(r, big_k);
+    b.Pointwise({x}, t, cost({1, 2}));
+    const int64_t out_width = pick({1, native});
+    const int w = b.Tensor(big_k, out_width), out = b.Tensor(r, out_width);
+    b.MatMul(t, w, out, cost({1, 20}));
+    heavy();
+    return b.Build();
+  }
+  const int64_t r = pick({1, 2}), big_k = pick({3, 4});
+  int64_t c = pick({1, 2, 3});
+  if (c == big_k) c = 1;
+  // q = Lq @ A (from the heavy op's output, K x K) or Lq @ U (from the light op's, K x c).
+  const bool from_heavy = rng() % 2 == 0;
+  const int64_t qw = from_heavy ? big_k : c;
+  const int64_t largest = std::max({c * big_k, r * big_k, big_k * qw, r * qw});
+  const int64_t total = 2 * r * c + c * big_k + 2 * r * big_k + 2 * big_k * qw + 2 * r * qw;
+  ProblemBuilder b(std::max<int64_t>(pick({largest + 2, 2 * largest, total, largest / 2 + 3}), 4), bandwidth,
+                   /*native=*/2);
+  const int x = b.Tensor(r, c), wa = b.Tensor(c, big_k), a = b.Tensor(r, big_k), u = b.Tensor(r, c);
+  b.MatMul(x, wa, a, cost({5, 50, 200}));
+  b.Pointwise({x}, u, cost({1, 2}));
+  const int lq = b.Tensor(big_k, r), q = b.Tensor(big_k, qw), pq = b.Tensor(big_k, qw), m = b.Tensor(r, qw);
+  b.MatMul(lq, from_heavy ? a : u, q, cost({1, 20}));
+  b.Pointwise({q}, pq, cost({1, 2}));
+  b.MatMul(a, pq, m, cost({1, 20, 50}));
+  if (rng() % 2 == 0) b.Pointwise({m}, b.Tensor(r, qw), 1);
+  return b.Build();
+}
+
 // One family of random problems and what its runs must show.
 struct Family {
   const char* name;
@@ -310,6 +409,27 @@ void PrintTo(const Family& family, std::ostream* out) { *out << family.name; }
 
 class BoundFamily : public ::testing::TestWithParam<Family> {};
 
+// Seeds 1..problems of `make` in all eight modes, each with its enumerated optimum, passed to
+// `check` (runs without a valid schedule are skipped); counts the runs and the exhaustive ones.
+// Stops at the first fatal failure.
+template <typename Check>
+void ForEachOptimum(Problem (*make)(uint64_t), int problems, const testing::BruteForceLimits& limits, int* runs,
+                    int* exhaustive, Check&& check) {
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(problems); ++seed) {
+    const Problem p = make(seed);
+    for (const CostModes& m : AllModes()) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(m));
+      const testing::BruteForceResult optimum = testing::BruteForceOptimum(p, m, limits);
+      ASSERT_TRUE(optimum.error.empty()) << optimum.error;
+      if (!optimum.found) continue;
+      ++*runs;
+      *exhaustive += optimum.exhaustive;
+      check(p, m, optimum);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
 TEST_P(BoundFamily, PartBelowBruteForceOptimum) {
   const Family& family = GetParam();
   const int problems = testing::kInstrumentedBuild ? family.instrumented_problems : family.problems;
@@ -317,31 +437,24 @@ TEST_P(BoundFamily, PartBelowBruteForceOptimum) {
   limits.full_cost_calls = family.full_cost_calls;
   limits.max_cost_calls = 400000;
   int runs = 0, exhaustive = 0, largest = 0, runs_default = 0, largest_default = 0;
-  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(problems); ++seed) {
-    const Problem p = family.make(seed);
-    for (const CostModes& m : AllModes()) {
-      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(m));
-      const testing::BruteForceResult optimum = testing::BruteForceOptimum(p, m, limits);
-      ASSERT_TRUE(optimum.error.empty()) << optimum.error;
-      if (!optimum.found) continue;
-      ++runs;
-      exhaustive += optimum.exhaustive;
-      const LowerBounds bounds = ComputeLowerBounds(p, m);
-      double others = 0;
-      for (double LowerBounds::*other : family.others) others = std::max(others, bounds.*other);
-      ASSERT_LE(bounds.*family.part, optimum.total * (1 + 1e-9))
-          << "the part is above the optimum (others " << others << ")\nproblem: " << ProblemToJson(p)
-          << "\noptimum: " << SolutionToJson(optimum.schedule, {});
-      ASSERT_LE(bounds.best(), optimum.total * (1 + 1e-9))
-          << "the bound is above the optimum\nproblem: " << ProblemToJson(p)
-          << "\noptimum: " << SolutionToJson(optimum.schedule, {});
-      const bool strictly = bounds.*family.part > others * (1 + 1e-9);
-      const bool is_default = m == CostModes{};
-      largest += strictly;
-      runs_default += is_default;
-      largest_default += strictly && is_default;
-    }
-  }
+  ForEachOptimum(family.make, problems, limits, &runs, &exhaustive, [&](const Problem& p, const CostModes& m,
+                                                                       const testing::BruteForceResult& optimum) {
+    const LowerBounds bounds = ComputeLowerBounds(p, m);
+    double others = 0;
+    for (double LowerBounds::*other : family.others) others = std::max(others, bounds.*other);
+    ASSERT_LE(bounds.*family.part, optimum.total * (1 + 1e-9))
+        << "the part is above the optimum (others " << others << ")\nproblem: " << ProblemToJson(p)
+        << "\noptimum: " << SolutionToJson(optimum.schedule, {});
+    ASSERT_LE(bounds.best(), optimum.total * (1 + 1e-9))
+        << "the bound is above the optimum\nproblem: " << ProblemToJson(p)
+        << "\noptimum: " << SolutionToJson(optimum.schedule, {});
+    const bool strictly = bounds.*family.part > others * (1 + 1e-9);
+    const bool is_default = m == CostModes{};
+    largest += strictly;
+    runs_default += is_default;
+    largest_default += strictly && is_default;
+  });
+  ASSERT_FALSE(HasFatalFailure());
   std::printf("%s: %d problems, %d runs with a valid schedule (%d exhaustive), the part strictly the largest "
               "in %d (default modes: %d of %d)\n",
               family.name, problems, runs, exhaustive, largest, largest_default, runs_default);
@@ -349,6 +462,66 @@ TEST_P(BoundFamily, PartBelowBruteForceOptimum) {
   // The family exists to exercise its lemmas: the part must be the bound in a good share of runs.
   EXPECT_GE(largest, family.min_largest * runs);
   EXPECT_GE(largest_default, family.min_default_largest * runs_default);
+}
+
+// Lemma G6 against the enumerator on the family above: the mixed part with G6 (and the whole
+// bound) never above the optimum, and G6 raising the mixed part in a good share of the runs
+// (the part without it is MixedBound with G6 off).
+TEST(SinkShapeFamily, MixedBelowBruteForceOptimumAndRaisedByG6) {
+  const int problems = testing::kInstrumentedBuild ? 40 : 400;
+  testing::BruteForceLimits limits;
+  limits.full_cost_calls = 10000;
+  limits.max_cost_calls = 400000;
+  int runs = 0, exhaustive = 0, raised = 0, raised_to_optimum = 0;
+  ForEachOptimum(SinkShapeProblem, problems, limits, &runs, &exhaustive, [&](const Problem& p, const CostModes& m,
+                                                                           const testing::BruteForceResult& optimum) {
+    const LowerBounds bounds = ComputeLowerBounds(p, m);
+    const double without = bound::MixedBound(p, m, bound::Variant::kPlain, nullptr, nullptr, /*sink_shapes=*/false);
+    ASSERT_LE(bounds.mixed, optimum.total * (1 + 1e-9))
+        << "mixed (without G6 " << without << ")\nproblem: " << ProblemToJson(p)
+        << "\noptimum: " << SolutionToJson(optimum.schedule, {});
+    ASSERT_LE(bounds.best(), optimum.total * (1 + 1e-9))
+        << "the bound is above the optimum\nproblem: " << ProblemToJson(p)
+        << "\noptimum: " << SolutionToJson(optimum.schedule, {});
+    ASSERT_GE(bounds.mixed, without * (1 - 1e-12));  // G6 only removes pairs
+    if (bounds.mixed > without * (1 + 1e-9)) {
+      ++raised;
+      raised_to_optimum += bounds.mixed >= optimum.total * (1 - 1e-9);
+    }
+  });
+  ASSERT_FALSE(HasFatalFailure());
+  std::printf("sink shapes: %d problems, %d runs with a valid schedule (%d exhaustive), Lemma G6 raising the "
+              "mixed part in %d (to the optimum in %d)\n",
+              problems, runs, exhaustive, raised, raised_to_optimum);
+  EXPECT_GT(runs, problems * 4);
+  EXPECT_GE(raised, runs / 5);
+}
+
+// Lemma G6's forced-store test on a case a review found (a mutation that looked the store's shape
+// up transposed put the bound at 63 here): PW0(X 3x4) -> T1, T1 @ W (4x4) -> T3, PW2(T3) -> T4,
+// all 3 x 4, costs 5, native 2, capacity 12, bandwidth 4. T1 (12 elements, the capacity) is read
+// along K = 4 > 2 by the MatMul (never fusable under contest), so it is a forced store (G5), and
+// its shape is every op's: the heavy ops may pair with it. The bound meets the enumerated
+// optimum in the default modes and stays below it in all eight.
+TEST(SinkShapeFamily, ForcedStorePairsWithOpsOfItsShape) {
+  ProblemBuilder b(/*capacity=*/12, /*bandwidth=*/4, /*native=*/2);
+  const int x = b.Tensor(3, 4), t1 = b.Tensor(3, 4), w = b.Tensor(4, 4), t3 = b.Tensor(3, 4), t4 = b.Tensor(3, 4);
+  b.Pointwise({x}, t1, 5);
+  b.MatMul(t1, w, t3, 5);
+  b.Pointwise({t3}, t4, 5);
+  const Problem p = b.Build();
+  for (const CostModes& m : AllModes()) {
+    SCOPED_TRACE(ModesString(m));
+    const testing::BruteForceResult optimum = testing::BruteForceOptimum(p, m, testing::BruteForceLimits{});
+    ASSERT_TRUE(optimum.error.empty()) << optimum.error;
+    ASSERT_TRUE(optimum.found);
+    const double bound = ComputeLowerBounds(p, m).best();
+    EXPECT_LE(bound, optimum.total * (1 + 1e-9));
+    if (m == CostModes{}) {
+      EXPECT_NEAR(optimum.total, 60, 1e-9);
+      EXPECT_NEAR(bound, 60, 1e-9);
+    }
+  }
 }
 
 // Counts of the plain build when the TEST_P was written (one line each in the test's output):

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "max_flow.h"
+#include "mixed_bound.h"
 #include "test_util.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/io.h"
@@ -173,6 +174,30 @@ TEST(LowerBound, MixedRooflineSeparatesAnUnfusablePair) {
   // k = 32 is compute-bound in each of its 8 steps (2500 > 819.2, last (8192+16384)/10 < 2500).
   const Schedule split = Sched({Sg({0}, {64, 128, 1}), Sg({1}, {128, 128, 32})});
   EXPECT_NEAR(Total(p, split, Modes(Rules::kContest)), /*6553.6+20000=*/26553.6, 1e-6);
+}
+
+TEST(LowerBound, MixedRooflineSeparatesSinksOfTwoShapes) {
+  // PW0(X 128x128) -> Y0 (cost 10) and MM1(X, W 128x64) -> Y1 128x64 (cost 20000), both graph
+  // outputs, capacity 30000, bandwidth 10. Both read X, so Lemma G4 links them; but a subgraph
+  // holding both has the sinks Y0 (128 x 128) and Y1 (128 x 64), and all sinks of a subgraph
+  // have one shape (rule 3.3): by Lemma G6 they neither pair nor share a load of X (M7).
+  ProblemBuilder b(/*capacity=*/30000, /*bandwidth=*/10);
+  const int x = b.Tensor(128, 128), y0 = b.Tensor(128, 128), w = b.Tensor(128, 64), y1 = b.Tensor(128, 64);
+  b.Pointwise({x}, y0, 10);
+  b.MatMul(x, w, y1, 20000);
+  const Problem p = b.Build();
+  const LowerBounds bounds = ComputeLowerBounds(p, {});
+  // Lemma G1: PW0 c = 10, m = (X 16384 + Y0 16384) / 10 = 3276.8 (L); MM1 c = 20000, m = (16384
+  // + W 8192 + Y1 8192) / 10 = 3276.8 (H). No pair: 3276.8 + 20000. With the pair (G6 left out
+  // of G1's flow, still in M7's shares): 3276.8 + 20000 - 3266.8 = 20010.
+  EXPECT_NEAR(bounds.mixed, /*3276.8+20000=*/23276.8, 1e-6);
+  EXPECT_NEAR(bound::MixedBound(p, {}, bound::Variant::kPlain, nullptr, nullptr, /*sink_shapes=*/false), 20010, 1e-6);
+  // [[0], [1]]: PW0 at 128 x 64 tiles loads X and writes Y0 (2 x 16384 / 10, memory-bound); MM1
+  // at k = 32 computes 5000 in each of its 4 steps, more than a step's loads and the last step's
+  // store ((4096 + 2048 + 8192) / 10). The bound is its latency: optimal.
+  const Schedule apart = Sched({Sg({0}, {128, 64, 1}), Sg({1}, {64, 128, 32})});
+  EXPECT_NEAR(Total(p, apart, {}), /*3276.8+20000=*/23276.8, 1e-6);
+  EXPECT_NEAR(bounds.best(), 23276.8, 1e-6);
 }
 
 TEST(LowerBound, MixedRooflineOnBenchmarkThirteen) {

@@ -128,7 +128,7 @@ std::vector<std::vector<int>> Pieces(const Problem& problem, const CoreSplit& sp
 
 // Lemma W4 (docs/bounds.md, "Tier 2 by components"): per link component of `component_of`
 // (LinkComponents' numbering), a bound on the summed latency of the subgraphs of any valid
-// schedule that lie in it: the mixed-roofline parts (Lemmas G1-G5 with the charges of mixed,
+// schedule that lie in it: the mixed-roofline parts (Lemmas G1-G6 with the charges of mixed,
 // capacity and shared) with their flow restricted to the component, the best valid pass of
 // each. All 0 above 1,000 ops (the mixed part is not computed there).
 std::vector<double> ComponentLowerBounds(const Problem& problem, const CostModes& modes,

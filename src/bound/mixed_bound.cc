@@ -85,10 +85,11 @@ std::vector<Bitset> PairableReach(const Problem& problem, const CostModes& modes
   return reach;
 }
 
-// Lemmas G1-G3 once. `own_kinds` restricts each op's own charge (Lemma G3, empty: none); the
-// pass is valid only when its excess_l is at most the threshold own_kinds was built with.
+// Lemmas G1-G3 once, G4-G6 ruling pairs out (`sink_shapes` false: G6 left out). `own_kinds`
+// restricts each op's own charge (Lemma G3, empty: none); the pass is valid only when its
+// excess_l is at most the threshold own_kinds was built with.
 MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vector<uint16_t> own_kinds,
-                       Variant variant, const std::vector<int>* component_of) {
+                       Variant variant, const std::vector<int>* component_of, bool sink_shapes) {
   const int n = problem.num_ops();
   TrafficBound tb(problem, modes, /*with_stores=*/false, std::move(own_kinds), variant);
   tb.Run();
@@ -143,11 +144,15 @@ MixedPass RunMixedPass(const Problem& problem, const CostModes& modes, std::vect
       for (int j = 0; j < nl; ++j) {
         const int b = ls[static_cast<size_t>(j)];
         // Lemma G4: a and b first in one subgraph are connected there avoiding what neither's
-        // first subgraph can hold.
-        if (from_a.Test(b) && reach[static_cast<size_t>(b)].Test(a)) flow.AddEdge(1 + i, 1 + nh + j, unlimited);
+        // first subgraph can hold; Lemma G6: their sinks there have one shape.
+        if (from_a.Test(b) && reach[static_cast<size_t>(b)].Test(a) && (!sink_shapes || tb.SinksMayMeet(a, b))) {
+          flow.AddEdge(1 + i, 1 + nh + j, unlimited);
+        }
       }
       for (size_t k = 0; k < fs.size(); ++k) {
-        if (from_a.Test(problem.producer(fs[k]))) flow.AddEdge(1 + i, stores + static_cast<int>(k), unlimited);
+        if (from_a.Test(problem.producer(fs[k])) && (!sink_shapes || tb.MayWriteShapeOf(a, fs[k]))) {
+          flow.AddEdge(1 + i, stores + static_cast<int>(k), unlimited);
+        }
       }
     }
     for (int j = 0; j < nl; ++j) {
@@ -203,7 +208,7 @@ std::vector<uint16_t> CheapKinds(const Problem& problem, const CostModes& modes,
 }  // namespace
 
 double MixedBound(const Problem& problem, const CostModes& modes, Variant variant,
-                  const std::vector<int>* component_of, std::vector<double>* by_component) {
+                  const std::vector<int>* component_of, std::vector<double>* by_component, bool sink_shapes) {
   if (problem.num_ops() > kMaxMixedOps) return 0;
   // Lemma W4: a valid pass bounds each component's share by its own part; per component the
   // best valid pass is kept.
@@ -216,7 +221,7 @@ double MixedBound(const Problem& problem, const CostModes& modes, Variant varian
   };
   // Without restricted charges the pass is always valid. A restricted pass built with
   // threshold X is valid when its own L excess is at most X; X is raised to the excess seen.
-  const MixedPass open = RunMixedPass(problem, modes, {}, variant, component_of);
+  const MixedPass open = RunMixedPass(problem, modes, {}, variant, component_of, sink_shapes);
   keep(open);
   double best = open.bound;
   double threshold = open.excess_l;
@@ -224,7 +229,8 @@ double MixedBound(const Problem& problem, const CostModes& modes, Variant varian
   unrestricted.Run();
   for (int attempt = 0; attempt < 4; ++attempt) {
     const MixedPass pass =
-        RunMixedPass(problem, modes, CheapKinds(problem, modes, unrestricted, threshold), variant, component_of);
+        RunMixedPass(problem, modes, CheapKinds(problem, modes, unrestricted, threshold), variant, component_of,
+                     sink_shapes);
     if (pass.excess_l <= threshold) {
       best = std::max(best, pass.bound);
       keep(pass);

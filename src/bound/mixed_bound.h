@@ -3,7 +3,8 @@
 // compute-heavy and ops that are memory-heavy only hide each other's cost when they can be
 // first in one subgraph together. A traffic pass without stores prices each op's load of its
 // first subgraph; a bipartite max flow pairs the compute-heavy with the memory-heavy ops that
-// may share one (Lemma G1); at most five passes restrict the roles by the pairs' cost (G2-G3).
+// may share one (Lemma G1; Lemmas G4-G6 rule pairs out); at most five passes restrict the roles
+// by the pairs' cost (G2-G3).
 //
 // Entry points: MixedLowerBound (the part `mixed`), CapacityLowerBound (`capacity`: traffic and
 // mixed with Lemma K1's charges), SharedLowerBound (`shared`: with Lemmas S1-S3),
@@ -26,11 +27,13 @@ namespace tilesched::bound {
 constexpr int kMaxMixedOps = 1000;
 static_assert(kMaxMixedOps <= kMaxReachOps, "Lemma G1 uses Lemma M6's reachability");
 
-// Lemmas G1-G3 with the charges of `variant`. With `component_of` (LinkComponents' ids), also
+// Lemmas G1-G6 with the charges of `variant`. With `component_of` (LinkComponents' ids), also
 // Lemma W4: `by_component` gets, per link component, the best valid pass's bound on the
-// latency of the subgraphs that lie in it.
+// latency of the subgraphs that lie in it. `sink_shapes` false leaves Lemma G6 out of the pairs
+// (not out of Lemma M7's shares; tests compare the two).
 double MixedBound(const Problem& problem, const CostModes& modes, Variant variant,
-                  const std::vector<int>* component_of = nullptr, std::vector<double>* by_component = nullptr);
+                  const std::vector<int>* component_of = nullptr, std::vector<double>* by_component = nullptr,
+                  bool sink_shapes = true);
 
 // Whether Lemma S1 splits any graph input (the shared part is computed only then).
 bool AnySharedSplit(const Problem& problem);

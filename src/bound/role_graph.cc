@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "bound_graph.h"
 #include "tilesched/graph.h"
@@ -180,11 +182,60 @@ void RoleGraph::BuildReachability() {
       if (Fusable(c, e)) sponsors_[static_cast<size_t>(c)].Or(sponsors_[static_cast<size_t>(e)]);
     }
   }
+  // Lemma G6: below(a) = sponsors(a) less what M6 excludes from a's first subgraph; the ops of
+  // each output shape (width, height).
+  std::vector<std::pair<int64_t, int64_t>> shapes;
+  auto shape_index = [&](const Tensor& t) {
+    const std::pair<int64_t, int64_t> shape{t.width, t.height};
+    return static_cast<size_t>(std::find(shapes.begin(), shapes.end(), shape) - shapes.begin());
+  };
+  below_.assign(static_cast<size_t>(n), Bitset(n));
+  for (int a = 0; a < n; ++a) {
+    const size_t ai = static_cast<size_t>(a);
+    below_[ai] = sponsors_[ai];
+    separated_[ai].ForEach([&](int x) { below_[ai].Reset(x); });
+    const Tensor& out = p_.tensor(p_.op(a).output);
+    const size_t s = shape_index(out);
+    if (s == shapes.size()) {
+      shapes.emplace_back(out.width, out.height);
+      shape_ops_.emplace_back(n);
+    }
+    shape_ops_[s].Set(a);
+  }
+  shape_of_tensor_.assign(static_cast<size_t>(p_.num_tensors()), -1);
+  for (int t = 0; t < p_.num_tensors(); ++t) {
+    const size_t s = shape_index(p_.tensor(t));
+    if (s < shapes.size()) shape_of_tensor_[static_cast<size_t>(t)] = static_cast<int>(s);
+  }
+}
+
+bool RoleGraph::SinksMayMeet(int a, int b) const {
+  if (!have_reach_ || a == b) return true;
+  // Some op of `same` below x that y's first subgraph can hold (not Excluded(y, .)).
+  auto reaches = [&](int x, int y, const Bitset& same) {
+    const auto below = below_[static_cast<size_t>(x)].words();
+    const auto shape = same.words();
+    const auto excluded = separated_[static_cast<size_t>(y)].words();
+    for (size_t w = 0; w < below.size(); ++w) {
+      if (below[w] & shape[w] & ~excluded[w]) return true;
+    }
+    return false;
+  };
+  for (const Bitset& same : shape_ops_) {
+    if (reaches(a, b, same) && reaches(b, a, same)) return true;
+  }
+  return false;
+}
+
+bool RoleGraph::MayWriteShapeOf(int a, int t) const {
+  if (!have_reach_) return true;
+  const int s = shape_of_tensor_[static_cast<size_t>(t)];
+  return s >= 0 && below_[static_cast<size_t>(a)].Intersects(shape_ops_[static_cast<size_t>(s)]);
 }
 
 // Lemma M7: two uses of a tensor can charge one subgraph's load of it only when some ops that
 // pay for them (the op itself, or a fused descendant that recomputes it) can be first in one
-// subgraph together.
+// subgraph together: neither excludes the other (M6), and their sinks may meet (G6).
 bool RoleGraph::CoCharge(int e1, int e2) const {
   if (!have_reach_ || e1 == e2) return true;
   const Bitset& s1 = sponsors_[static_cast<size_t>(e1)];
@@ -194,7 +245,7 @@ bool RoleGraph::CoCharge(int e1, int e2) const {
   s1.ForEach([&](int a1) {
     if (found) return;
     s2.ForEach([&](int a2) {
-      if (!found && !Excluded(a1, a2) && !Excluded(a2, a1)) found = true;
+      if (!found && !Excluded(a1, a2) && !Excluded(a2, a1) && SinksMayMeet(a1, a2)) found = true;
     });
   });
   return found;

@@ -11,7 +11,7 @@
 // Entry points: Demanded(...) (the region an operand is read in), AlwaysSplit(...) (M3),
 // RoleCompute(...) (C2), RoleGraph(problem, modes). Work: linear in ops times roles (at most
 // nine per op), plus the reachability (ops^2 / 64 words) and, per tensor, the largest set of
-// readers that may charge one load (exhaustive up to 12 readers).
+// readers that may charge one load (exhaustive up to 12 readers), and the sink shapes of Lemma G6.
 #ifndef TILESCHED_BOUND_ROLE_GRAPH_H_
 #define TILESCHED_BOUND_ROLE_GRAPH_H_
 
@@ -103,6 +103,13 @@ class RoleGraph {
   // Lemma M6: op b can never be in the first subgraph of op a.
   bool Excluded(int a, int b) const { return have_reach_ && separated_[static_cast<size_t>(a)].Test(b); }
   bool Separated(int a, int b) const { return Excluded(a, b) || Excluded(b, a); }
+  // Lemma G6: whether ops a and b can be first in one subgraph as far as its sinks tell (all of
+  // one shape, rule 3.3): some output shape has an op below a that b's first subgraph can hold
+  // and one below b that a's can hold. "Below a": a and its descendants over a path of fusable
+  // edges (M5) that no path with a never-fusable edge reaches (M6). True without HaveReach().
+  bool SinksMayMeet(int a, int b) const;
+  // Lemma G6: whether a subgraph where op a is first can write a sink of tensor t's shape.
+  bool MayWriteShapeOf(int a, int t) const;
   // The roles consumer e can demand of producer p in a subgraph holding both (Lemma M2), each
   // with e's grid.
   std::vector<Role> DemandedOf(int p, int e) const;
@@ -127,6 +134,10 @@ class RoleGraph {
   std::vector<bool> multi_role_;
   bool have_reach_ = false;
   std::vector<Bitset> separated_, sponsors_;
+  // Lemma G6: per op the ops below it; per distinct output shape the ops of that shape; per
+  // tensor its shape's index (-1: no op writes that shape).
+  std::vector<Bitset> below_, shape_ops_;
+  std::vector<int> shape_of_tensor_;
   std::vector<double> alpha_load_, alpha_store_;
 };
 

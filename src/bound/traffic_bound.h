@@ -58,12 +58,14 @@ class TrafficBound {
   double PairGain() const { return pair_gain_; }
 
   // After Run(): op o's charge (Lemma M7), its roles (Lemma M2), and the pair relations of
-  // Lemmas M5 and M6.
+  // Lemmas M5, M6 and G6.
   double Charge(int o) const { return chi_[static_cast<size_t>(o)]; }
   const std::vector<Role>& Roles(int o) const { return roles_.Roles(o).roles; }
   bool HaveReach() const { return roles_.HaveReach(); }
   bool Separated(int a, int b) const { return roles_.Separated(a, b); }
   bool Excluded(int a, int b) const { return roles_.Excluded(a, b); }
+  bool SinksMayMeet(int a, int b) const { return roles_.SinksMayMeet(a, b); }
+  bool MayWriteShapeOf(int a, int t) const { return roles_.MayWriteShapeOf(a, t); }
   bool EdgeFusable(int c, int e) const { return roles_.Fusable(c, e); }
   std::vector<Role> DemandedOf(int p, int e) const { return roles_.DemandedOf(p, e); }
 
