@@ -14,8 +14,9 @@
 //   PaddedTiles      Lemmas L1-L2 (coupled): the same with heavy compute, so small tiles pay;
 //   SplitEpilogues   Lemmas P1-P6 (phase): split MatMuls with heavy Pointwise epilogues;
 //   ResidentOperands Lemmas R1-R4 (squeeze): a MatMul whose resident LHS squeezes the tiles.
-// A TEST of its own checks Lemma G6 (the mixed part) on SinkShapeProblem: two readers of one
-// input whose sinks have two shapes.
+// Two TESTs of their own check Lemma G6 (the mixed part): on SinkShapeProblem (readers of one
+// input whose sinks have two shapes, a forced store, joins where M6 decides inside G6), and on
+// one forced store whose shape every op shares.
 // The other parts (compute, io, traffic, mixed) are checked on unshaped random problems by
 // tests/bound_admissibility_test.cc.
 #include <algorithm>
