@@ -14,9 +14,10 @@
 //   PaddedTiles      Lemmas L1-L2 (coupled): the same with heavy compute, so small tiles pay;
 //   SplitEpilogues   Lemmas P1-P6 (phase): split MatMuls with heavy Pointwise epilogues;
 //   ResidentOperands Lemmas R1-R4 (squeeze): a MatMul whose resident LHS squeezes the tiles.
-// Two TESTs of their own check Lemma G6 (the mixed part): on SinkShapeProblem (readers of one
-// input whose sinks have two shapes, a forced store, joins where M6 decides inside G6), and on
-// one forced store whose shape every op shares.
+// Two TESTs of their own check Lemma G6 (the mixed part): on SinkShapeProblem, of three kinds
+// (TwoShapesProblem: readers of one input whose sinks have two shapes; ForcedStoreProblem;
+// ExclusionsProblem: joins where M6 decides inside G6), and on one forced store whose shape
+// every op shares.
 // The other parts (compute, io, traffic, mixed) are checked on unshaped random problems by
 // tests/bound_admissibility_test.cc.
 #include <algorithm>
@@ -43,25 +44,32 @@ namespace {
 using testing::AllModes;
 using testing::ProblemBuilder;
 
+// One of `values`, drawn by `rng` (every generator below draws its sizes and costs this way).
+int64_t Pick(std::mt19937_64& rng, const std::vector<int64_t>& values) { return values[rng() % values.size()]; }
+
+// A base cost: one of `values`, as Pick draws it.
+double Cost(std::mt19937_64& rng, const std::vector<int64_t>& values) {
+  return static_cast<double>(Pick(rng, values));
+}
+
 // Random problems where K2 matters: a graph input A (r x K, K > native) read by 2-4 MatMuls
 // A @ Wi, some outputs combined by a Pointwise op, capacity from a few tiles up.
 Problem SharedInputProblem(uint64_t seed) {
   std::mt19937_64 rng(seed);
-  auto pick = [&](std::vector<int64_t> values) { return values[rng() % values.size()]; };
-  const int64_t native = pick({2, 3});
-  const int64_t rows = pick({native, native + 1, 2 * native});
-  const int64_t k = pick({native + 1, 2 * native});
-  const int64_t cols = pick({native, native + 1, 2 * native});
+  const int64_t native = Pick(rng, {2, 3});
+  const int64_t rows = Pick(rng, {native, native + 1, 2 * native});
+  const int64_t k = Pick(rng, {native + 1, 2 * native});
+  const int64_t cols = Pick(rng, {native, native + 1, 2 * native});
   const int readers = 2 + static_cast<int>(rng() % 3);
   const int64_t tile = rows * cols;
-  const int64_t capacity = pick({tile / 2 + 2, tile, tile + k, 2 * tile, 3 * tile + 2 * k});
+  const int64_t capacity = Pick(rng, {tile / 2 + 2, tile, tile + k, 2 * tile, 3 * tile + 2 * k});
   const double bandwidth = std::vector<double>{0.05, 0.25, 1}[rng() % 3];
   ProblemBuilder b(std::max<int64_t>(capacity, 4), bandwidth, native);
   const int a = b.Tensor(rows, k);
   std::vector<int> outs;
   for (int i = 0; i < readers; ++i) {
     const int w = b.Tensor(k, cols), out = b.Tensor(rows, cols);
-    b.MatMul(a, w, out, static_cast<double>(pick({1, 4})));
+    b.MatMul(a, w, out, Cost(rng, {1, 4}));
     outs.push_back(out);
   }
   if (rng() % 2 == 0) {
@@ -77,7 +85,6 @@ Problem SharedInputProblem(uint64_t seed) {
 // one intermediate and two.
 Problem HeadProblem(uint64_t seed) {
   std::mt19937_64 rng(seed);
-  auto pick = [&](std::vector<int64_t> values) { return values[rng() % values.size()]; };
   const testing::TinyHead h = testing::PickTinyHead(rng);
   const int64_t r = h.r, k = h.k;
   ProblemBuilder b(std::max<int64_t>(h.capacity, 4), h.bandwidth, h.native);
@@ -88,7 +95,7 @@ Problem HeadProblem(uint64_t seed) {
     std::vector<int> sides;
     for (int i = 0; i < 2; ++i) {
       const int w = b.Tensor(k, r), a = b.Tensor(r, r), a2 = b.Tensor(r, r);
-      b.MatMul(x, w, a, static_cast<double>(pick({1, 2})));
+      b.MatMul(x, w, a, Cost(rng, {1, 2}));
       b.Pointwise({a}, a2, 1);
       sides.push_back(a2);
     }
@@ -100,7 +107,7 @@ Problem HeadProblem(uint64_t seed) {
   std::vector<int> proj;
   for (int i = 0; i < (third ? 3 : 2); ++i) {
     const int w = b.Tensor(k, r), out = b.Tensor(r, r);
-    b.MatMul(x, w, out, static_cast<double>(pick({1, 2})));
+    b.MatMul(x, w, out, Cost(rng, {1, 2}));
     proj.push_back(out);
   }
   int rhs = proj[1];
@@ -110,7 +117,7 @@ Problem HeadProblem(uint64_t seed) {
     rhs = t;
   }
   const int s = b.Tensor(r, r);
-  b.MatMul(proj[0], rhs, s, static_cast<double>(pick({1, 2})));
+  b.MatMul(proj[0], rhs, s, Cost(rng, {1, 2}));
   if (third) {
     const int o = b.Tensor(r, r);
     b.MatMul(s, proj[2], o, 1);
@@ -124,27 +131,26 @@ Problem HeadProblem(uint64_t seed) {
 // Natives 2-3, so the enumerator's candidate sets stay small.
 Problem SharedFamilyProblem(uint64_t seed) {
   std::mt19937_64 rng(seed);
-  auto pick = [&](std::vector<int64_t> v) { return v[rng() % v.size()]; };
-  const int64_t native = pick({2, 2, 3});
-  const int64_t rows = pick({1, 2, native, native + 1});
-  const int64_t k = pick({native, native + 1, 2 * native});
-  const int64_t cols = pick({2, 3, 4});
+  const int64_t native = Pick(rng, {2, 2, 3});
+  const int64_t rows = Pick(rng, {1, 2, native, native + 1});
+  const int64_t k = Pick(rng, {native, native + 1, 2 * native});
+  const int64_t cols = Pick(rng, {2, 3, 4});
   const bool consumer = rng() % 3 == 0;
   const int readers = consumer ? 2 : 2 + static_cast<int>(rng() % 2);
   const bool rhs_side = rng() % 4 == 0;  // A_i read as RHS: W (cols x k) @ A_i (k x rows)
   const int64_t size_a = rows * k;
-  const int64_t capacity = std::max<int64_t>(4, pick({size_a + 1, size_a + 2, size_a + k, (3 * size_a) / 2 + 1, 2 * size_a}));
+  const int64_t capacity = std::max<int64_t>(4, Pick(rng, {size_a + 1, size_a + 2, size_a + k, (3 * size_a) / 2 + 1, 2 * size_a}));
   const double bandwidth = std::vector<double>{0.05, 0.1, 0.25, 1}[rng() % 4];
   ProblemBuilder b(capacity, bandwidth, native);
   // A_i is rows x k as an LHS; as an RHS it is k x rows and W is cols x k.
   const int w = rhs_side ? b.Tensor(cols, k) : b.Tensor(k, cols);
   const int producer_kind = static_cast<int>(rng() % 3);  // 0 Pointwise, 1 MatMul private, 2 MatMul shared V
-  const int64_t k0 = pick({1, 2, native + 1});
+  const int64_t k0 = Pick(rng, {1, 2, native + 1});
   const int v_shared = producer_kind == 2 ? (rhs_side ? b.Tensor(k, k0) : b.Tensor(k0, k)) : -1;
   std::vector<int> outs;
   for (int i = 0; i < readers; ++i) {
     const int a = rhs_side ? b.Tensor(k, rows) : b.Tensor(rows, k);
-    const double cost = static_cast<double>(pick({1, 2, 8}));
+    const double cost = Cost(rng, {1, 2, 8});
     if (producer_kind == 0) {
       const int x = rhs_side ? b.Tensor(k, rows) : b.Tensor(rows, k);
       b.Pointwise({x}, a, cost);
@@ -159,9 +165,9 @@ Problem SharedFamilyProblem(uint64_t seed) {
     }
     int out = rhs_side ? b.Tensor(cols, rows) : b.Tensor(rows, cols);
     if (rhs_side) {
-      b.MatMul(w, a, out, static_cast<double>(pick({1, 4})));
+      b.MatMul(w, a, out, Cost(rng, {1, 4}));
     } else {
-      b.MatMul(a, w, out, static_cast<double>(pick({1, 4})));
+      b.MatMul(a, w, out, Cost(rng, {1, 4}));
     }
     // Sometimes a third MatMul reads the output along its reduction (inner roles of the reader,
     // as benchmark 13's B_i @ v_i).
@@ -169,9 +175,9 @@ Problem SharedFamilyProblem(uint64_t seed) {
       const int u = rhs_side ? b.Tensor(1, cols) : b.Tensor(cols, 1);
       const int next = rhs_side ? b.Tensor(1, rows) : b.Tensor(rows, 1);
       if (rhs_side) {
-        b.MatMul(u, out, next, static_cast<double>(pick({1, 4})));
+        b.MatMul(u, out, next, Cost(rng, {1, 4}));
       } else {
-        b.MatMul(out, u, next, static_cast<double>(pick({1, 4})));
+        b.MatMul(out, u, next, Cost(rng, {1, 4}));
       }
       out = next;
     }
@@ -193,20 +199,19 @@ Problem SharedFamilyProblem(uint64_t seed) {
 // smaller tile trades loads for padded compute (Lemma L1).
 Problem OneStepRootProblem(uint64_t seed, bool heavy) {
   std::mt19937_64 rng(seed);
-  auto pick = [&](std::vector<int64_t> values) { return values[rng() % values.size()]; };
-  const int64_t native = pick({2, 3, 4});
-  const int64_t k = pick({native - 1, native});
-  const int64_t height = pick({native + 1, 2 * native, 2 * native + 1});
-  const int64_t width = pick({native + 1, 2 * native});
+  const int64_t native = Pick(rng, {2, 3, 4});
+  const int64_t k = Pick(rng, {native - 1, native});
+  const int64_t height = Pick(rng, {native + 1, 2 * native, 2 * native + 1});
+  const int64_t width = Pick(rng, {native + 1, 2 * native});
   // A native tile with both whole-K strips needs 2 native K + native^2; leave room for less.
   const int64_t full = 2 * native * k + native * native;
-  const int64_t capacity = pick({full - 1, full - native, 2 * k + native + 2, 3 * k + 2 * native});
+  const int64_t capacity = Pick(rng, {full - 1, full - native, 2 * k + native + 2, 3 * k + 2 * native});
   const double bandwidth = std::vector<double>{0.25, 1, 4}[rng() % 3];
   ProblemBuilder b(std::max<int64_t>(capacity, 2 * k + 2), bandwidth, native);
   const int a = b.Tensor(height, k);
   const int rhs = b.Tensor(k, width), out = b.Tensor(height, width);
   const double strip_time = static_cast<double>(native * k) / bandwidth;
-  b.MatMul(a, rhs, out, heavy ? strip_time * std::vector<double>{0.5, 1, 2}[rng() % 3] : static_cast<double>(pick({1, 2})));
+  b.MatMul(a, rhs, out, heavy ? strip_time * std::vector<double>{0.5, 1, 2}[rng() % 3] : Cost(rng, {1, 2}));
   const int64_t variant = static_cast<int64_t>(rng() % 5);
   if (variant == 1) {
     const int done = b.Tensor(height, width);
@@ -230,28 +235,27 @@ Problem OneStepRootProblem(uint64_t seed, bool heavy) {
 // 2, so the enumerator's candidate sets stay small.
 Problem PhaseFamilyProblem(uint64_t seed) {
   std::mt19937_64 rng(seed);
-  auto pick = [&](std::vector<int64_t> v) { return v[rng() % v.size()]; };
-  const int64_t rows = pick({1, 2, 3}), k = pick({5, 6, 7, 8}), cols = pick({2, 3, 4});
+  const int64_t rows = Pick(rng, {1, 2, 3}), k = Pick(rng, {5, 6, 7, 8}), cols = Pick(rng, {2, 3, 4});
   const std::vector<double> bandwidths = {0.02, 0.05, 0.1, 0.25};
   const double bandwidth = bandwidths[rng() % bandwidths.size()];
-  const int64_t capacity = pick({5, 6, 8, 12});
+  const int64_t capacity = Pick(rng, {5, 6, 8, 12});
   ProblemBuilder b(capacity, bandwidth, /*native=*/2);
   const int blocks = 1 + static_cast<int>(rng() % 2);
   int lhs = b.Tensor(rows, k);
   int64_t lhs_cols = k;
   for (int i = 0; i < blocks; ++i) {
     // Sometimes a tile-only co-reader of the LHS (Lemmas P4, P6).
-    if (rng() % 3 == 0) b.Pointwise({lhs}, b.Tensor(rows, lhs_cols), 50.0 * static_cast<double>(pick({1, 4})));
+    if (rng() % 3 == 0) b.Pointwise({lhs}, b.Tensor(rows, lhs_cols), 50.0 * Cost(rng, {1, 4}));
     // The second block's reduction runs over the first block's output columns.
     const int64_t kk = i == 0 ? k : cols;
-    const int64_t out_cols = i == 0 ? cols : pick({2, 3});
+    const int64_t out_cols = i == 0 ? cols : Pick(rng, {2, 3});
     const int rhs = b.Tensor(kk, out_cols);
     int t = b.Tensor(rows, out_cols);
-    b.MatMul(lhs, rhs, t, 50.0 * static_cast<double>(pick({1, 2})));
+    b.MatMul(lhs, rhs, t, 50.0 * Cost(rng, {1, 2}));
     const int pws = 1 + static_cast<int>(rng() % 2);
     for (int j = 0; j < pws; ++j) {
       const int next = b.Tensor(rows, out_cols);
-      b.Pointwise({t}, next, 50.0 * static_cast<double>(pick({1, 2, 4, 8})));
+      b.Pointwise({t}, next, 50.0 * Cost(rng, {1, 2, 4, 8}));
       t = next;
     }
     lhs = t;
@@ -266,28 +270,27 @@ Problem PhaseFamilyProblem(uint64_t seed) {
 // and tiles are padded.
 Problem SqueezeFamilyProblem(uint64_t seed) {
   std::mt19937_64 rng(seed);
-  auto pick = [&](std::vector<int64_t> v) { return v[rng() % v.size()]; };
-  const int64_t native = pick({2, 2, 3});
-  const int64_t rows = pick({1, 2, 3}), k0 = pick({2, 3, 4}), m = pick({2, 3, 4, 5}), n = pick({3, 4, 5, 6});
+  const int64_t native = Pick(rng, {2, 2, 3});
+  const int64_t rows = Pick(rng, {1, 2, 3}), k0 = Pick(rng, {2, 3, 4}), m = Pick(rng, {2, 3, 4, 5}), n = Pick(rng, {3, 4, 5, 6});
   const std::vector<double> bandwidths = {0.05, 0.1, 0.2, 0.5};
   const double bandwidth = bandwidths[rng() % bandwidths.size()];
-  const int64_t capacity = rows * m + pick({1, 2, 3, 4, 6});
+  const int64_t capacity = rows * m + Pick(rng, {1, 2, 3, 4, 6});
   ProblemBuilder b(capacity, bandwidth, native);
   const int x = b.Tensor(rows, k0), w0 = b.Tensor(k0, m);
   int lhs = b.Tensor(rows, m);
-  b.MatMul(x, w0, lhs, 10.0 * static_cast<double>(pick({1, 2, 4})));
+  b.MatMul(x, w0, lhs, 10.0 * Cost(rng, {1, 2, 4}));
   if (rng() % 2 == 0) {
     const int next = b.Tensor(rows, m);
-    b.Pointwise({lhs}, next, 10.0 * static_cast<double>(pick({1, 2})));
+    b.Pointwise({lhs}, next, 10.0 * Cost(rng, {1, 2}));
     lhs = next;
   }
   const int wc = b.Tensor(m, n);
   const int c = b.Tensor(rows, n);
-  b.MatMul(lhs, wc, c, 10.0 * static_cast<double>(pick({4, 8, 16})));
+  b.MatMul(lhs, wc, c, 10.0 * Cost(rng, {4, 8, 16}));
   if (rng() % 2 == 0) {
     // The residual reads the first MatMul's LHS when the shapes agree (benchmark 6's T0).
     const int residual = k0 == n && rng() % 2 == 0 ? x : b.Tensor(rows, n);
-    b.Pointwise({residual, c}, b.Tensor(rows, n), 10.0 * static_cast<double>(pick({1, 2})));
+    b.Pointwise({residual, c}, b.Tensor(rows, n), 10.0 * Cost(rng, {1, 2}));
   }
   return b.Build();
 }
@@ -306,89 +309,105 @@ Problem OneStepRootHeavy(uint64_t seed) { return OneStepRootProblem(seed, /*heav
 //     shapes, some brought back to r x K;
 //   exclusions: a join A @ P of a heavy MatMul's output A and a Pointwise output P that also
 //     descends from the first op over a MatMul, so that M6 inside G6 decides.
-Problem SinkShapeProblem(uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto pick = [&](std::vector<int64_t> values) { return values[rng() % values.size()]; };
-  auto cost = [&](std::vector<int64_t> values) { return static_cast<double>(pick(std::move(values))); };
-  const int64_t native = pick({2, 3});
-  const double bandwidth = std::vector<double>{0.05, 0.25, 1}[rng() % 3];
-  const int kind = static_cast<int>(seed % 3);
-  if (kind == 0) {
-    const int64_t r = pick({native, native + 1, 2 * native});
-    const int64_t k = pick({native, native + 1, 2 * native});
-    int64_t c = pick({1, native, native + 1, 2 * native});
-    if (c == k) c = k + 1;
-    ProblemBuilder b(std::max<int64_t>(pick({r * k / 2 + 2, r * k + 2, 2 * r * k, 4 * r * k + 2 * k * c}), 4),
-                     bandwidth, native);
-    const int x = b.Tensor(r, k), y0 = b.Tensor(r, k), w = b.Tensor(k, c), y1 = b.Tensor(r, c);
-    b.Pointwise({x}, y0, cost({1, 2}));
-    b.MatMul(x, w, y1, cost({20, 50, 200}));
-    int last0 = y0, last1 = y1;  // the two chains' ends
-    int64_t width1 = c;          // last1's width: c, or k once brought back
+
+// The kind "two shapes" of SinkShapeProblem.
+Problem TwoShapesProblem(std::mt19937_64& rng, int64_t native, double bandwidth) {
+  const int64_t r = Pick(rng, {native, native + 1, 2 * native});
+  const int64_t k = Pick(rng, {native, native + 1, 2 * native});
+  int64_t c = Pick(rng, {1, native, native + 1, 2 * native});
+  if (c == k) c = k + 1;
+  ProblemBuilder b(std::max<int64_t>(Pick(rng, {r * k / 2 + 2, r * k + 2, 2 * r * k, 4 * r * k + 2 * k * c}), 4),
+                   bandwidth, native);
+  const int x = b.Tensor(r, k), y0 = b.Tensor(r, k), w = b.Tensor(k, c), y1 = b.Tensor(r, c);
+  b.Pointwise({x}, y0, Cost(rng, {1, 2}));
+  b.MatMul(x, w, y1, Cost(rng, {20, 50, 200}));
+  int last0 = y0, last1 = y1;  // the two chains' ends
+  int64_t width1 = c;          // last1's width: c, or k once brought back
+  if (rng() % 2 == 0) {
+    const int next = b.Tensor(r, k);
+    b.Pointwise({last0}, next, 1);
+    last0 = next;
+  }
+  const int64_t chain = static_cast<int64_t>(rng() % 3);
+  for (int64_t step = 0; step < chain; ++step) {
+    if (step == 0 && rng() % 2 == 0) {
+      const int v = b.Tensor(c, k), back = b.Tensor(r, k);
+      b.MatMul(last1, v, back, Cost(rng, {1, 4}));
+      last1 = back;
+      width1 = k;
+    } else {
+      const int next = b.Tensor(r, width1);
+      b.Pointwise({last1}, next, Cost(rng, {1, 10}));
+      last1 = next;
+    }
+  }
+  if (width1 == k && rng() % 2 == 0) b.Pointwise({last0, last1}, b.Tensor(r, k), 1);
+  return b.Build();
+}
+
+// The kind "forced store" of SinkShapeProblem.
+Problem ForcedStoreProblem(std::mt19937_64& rng, int64_t native, double bandwidth) {
+  const int64_t r = Pick(rng, {1, native, native + 1});
+  const int64_t big_k = Pick(rng, {native + 1, 2 * native});
+  const int64_t size = r * big_k;
+  ProblemBuilder b(std::max<int64_t>(Pick(rng, {size, size - 1, size / 2 + 1, size + 1}), 4), bandwidth, native);
+  const int x = b.Tensor(r, big_k);
+  auto heavy = [&]() {
+    const int64_t c = Pick(rng, {1, native, 2 * native});
+    const int w = b.Tensor(big_k, c), y = b.Tensor(r, c);
+    b.MatMul(x, w, y, Cost(rng, {20, 50, 200}));
     if (rng() % 2 == 0) {
-      const int next = b.Tensor(r, k);
-      b.Pointwise({last0}, next, 1);
-      last0 = next;
+      const int v = b.Tensor(c, big_k), back = b.Tensor(r, big_k);
+      b.MatMul(y, v, back, Cost(rng, {1, 5}));
     }
-    const int64_t chain = static_cast<int64_t>(rng() % 3);
-    for (int64_t step = 0; step < chain; ++step) {
-      if (step == 0 && rng() % 2 == 0) {
-        const int v = b.Tensor(c, k), back = b.Tensor(r, k);
-        b.MatMul(last1, v, back, cost({1, 4}));
-        last1 = back;
-        width1 = k;
-      } else {
-        const int next = b.Tensor(r, width1);
-        b.Pointwise({last1}, next, cost({1, 10}));
-        last1 = next;
-      }
-    }
-    if (width1 == k && rng() % 2 == 0) b.Pointwise({last0, last1}, b.Tensor(r, k), 1);
-    return b.Build();
-  }
-  if (kind == 1) {
-    const int64_t r = pick({1, native, native + 1});
-    const int64_t big_k = pick({native + 1, 2 * native});
-    const int64_t size = r * big_k;
-    ProblemBuilder b(std::max<int64_t>(pick({size, size - 1, size / 2 + 1, size + 1}), 4), bandwidth, native);
-    const int x = b.Tensor(r, big_k);
-    auto heavy = [&]() {
-      const int64_t c = pick({1, native, 2 * native});
-      const int w = b.Tensor(big_k, c), y = b.Tensor(r, c);
-      b.MatMul(x, w, y, cost({20, 50, 200}));
-      if (rng() % 2 == 0) {
-        const int v = b.Tensor(c, big_k), back = b.Tensor(r, big_k);
-        b.MatMul(y, v, back, cost({1, 5}));
-      }
-    };
-    if (rng() % 2 == 0) heavy();
-    const int t = b.Tensor(r, big_k);
-    b.Pointwise({x}, t, cost({1, 2}));
-    const int64_t out_width = pick({1, native});
-    const int w = b.Tensor(big_k, out_width), out = b.Tensor(r, out_width);
-    b.MatMul(t, w, out, cost({1, 20}));
-    heavy();
-    return b.Build();
-  }
-  const int64_t r = pick({1, 2}), big_k = pick({3, 4});
-  int64_t c = pick({1, 2, 3});
+  };
+  if (rng() % 2 == 0) heavy();
+  const int t = b.Tensor(r, big_k);
+  b.Pointwise({x}, t, Cost(rng, {1, 2}));
+  const int64_t out_width = Pick(rng, {1, native});
+  const int w = b.Tensor(big_k, out_width), out = b.Tensor(r, out_width);
+  b.MatMul(t, w, out, Cost(rng, {1, 20}));
+  heavy();
+  return b.Build();
+}
+
+// The kind "exclusions" of SinkShapeProblem (native 2 whatever was drawn).
+Problem ExclusionsProblem(std::mt19937_64& rng, double bandwidth) {
+  const int64_t r = Pick(rng, {1, 2}), big_k = Pick(rng, {3, 4});
+  int64_t c = Pick(rng, {1, 2, 3});
   if (c == big_k) c = 1;
   // q = Lq @ A (from the heavy op's output, K x K) or Lq @ U (from the light op's, K x c).
   const bool from_heavy = rng() % 2 == 0;
   const int64_t qw = from_heavy ? big_k : c;
   const int64_t largest = std::max({c * big_k, r * big_k, big_k * qw, r * qw});
   const int64_t total = 2 * r * c + c * big_k + 2 * r * big_k + 2 * big_k * qw + 2 * r * qw;
-  ProblemBuilder b(std::max<int64_t>(pick({largest + 2, 2 * largest, total, largest / 2 + 3}), 4), bandwidth,
+  ProblemBuilder b(std::max<int64_t>(Pick(rng, {largest + 2, 2 * largest, total, largest / 2 + 3}), 4), bandwidth,
                    /*native=*/2);
   const int x = b.Tensor(r, c), wa = b.Tensor(c, big_k), a = b.Tensor(r, big_k), u = b.Tensor(r, c);
-  b.MatMul(x, wa, a, cost({5, 50, 200}));
-  b.Pointwise({x}, u, cost({1, 2}));
+  b.MatMul(x, wa, a, Cost(rng, {5, 50, 200}));
+  b.Pointwise({x}, u, Cost(rng, {1, 2}));
   const int lq = b.Tensor(big_k, r), q = b.Tensor(big_k, qw), pq = b.Tensor(big_k, qw), m = b.Tensor(r, qw);
-  b.MatMul(lq, from_heavy ? a : u, q, cost({1, 20}));
-  b.Pointwise({q}, pq, cost({1, 2}));
-  b.MatMul(a, pq, m, cost({1, 20, 50}));
+  b.MatMul(lq, from_heavy ? a : u, q, Cost(rng, {1, 20}));
+  b.Pointwise({q}, pq, Cost(rng, {1, 2}));
+  b.MatMul(a, pq, m, Cost(rng, {1, 20, 50}));
   if (rng() % 2 == 0) b.Pointwise({m}, b.Tensor(r, qw), 1);
   return b.Build();
+}
+
+// SinkShapeProblem: the seed modulo 3 picks the kind; the native tile and the bandwidth are
+// drawn first for all three.
+Problem SinkShapeProblem(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const int64_t native = Pick(rng, {2, 3});
+  const double bandwidth = std::vector<double>{0.05, 0.25, 1}[rng() % 3];
+  switch (seed % 3) {
+    case 0:
+      return TwoShapesProblem(rng, native, bandwidth);
+    case 1:
+      return ForcedStoreProblem(rng, native, bandwidth);
+    default:
+      return ExclusionsProblem(rng, bandwidth);
+  }
 }
 
 // One family of random problems and what its runs must show.
