@@ -8,8 +8,7 @@ namespace tilesched::cli {
 std::vector<Option> SearchOptionFlags() {
   std::vector<Option> options = {
       {"strategy", "S", "greedy | beam | lns | anneal | portfolio | exact | cover (default portfolio; "
-                        "lns and anneal alone start from one op per subgraph, or from schedule's --start, "
-                        "not from greedy)"},
+                        "lns and anneal alone start from one op per subgraph, not from greedy)"},
       {"time-limit", "SEC", "wall-clock budget in seconds"},
       {"iterations", "N", "work budget instead of time (deterministic for a seed)"},
       {"threads", "N", "worker threads (default: all cores)"},
