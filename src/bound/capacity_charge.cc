@@ -40,9 +40,15 @@ struct Affine {
   double b = 0;
 };
 
-Affine WorkingSet(const std::vector<CapOperand>& ops, const std::vector<Arrival>& how, int64_t h,
-                  bool whole_slice, int64_t buffers, int64_t k_least) {
+Affine WorkingSet(const CapContext& ctx, const std::vector<CapOperand>& ops, const std::vector<Arrival>& how,
+                  int64_t h, bool whole_slice, int64_t buffers, int64_t k_least) {
   Affine ws{0, static_cast<double>(h * buffers)};
+  // Lemma J1: other split roots' graph-input slices at the same step.
+  for (const StepSlice& s : ctx.step_slices) {
+    const double k = static_cast<double>(whole_slice ? s.reduction : std::min(k_least, s.reduction));
+    if (s.lhs) ws.a += static_cast<double>(h) * k;
+    else ws.b += k;
+  }
   for (size_t i = 0; i < ops.size(); ++i) {
     const CapOperand& op = ops[i];
     if (how[i] == Arrival::kResident) ws.a += op.size;
@@ -144,7 +150,8 @@ constexpr int kMaxSharers = 16;
 double BestTileForK(const CapContext& ctx, const std::vector<CapOperand>& ops, const std::vector<Arrival>& how,
                     int sharers, int64_t k_least, int64_t k_most) {
   // Every split root sharing the load holds a tile buffer (or retains its output, no smaller).
-  const int64_t buffers = sharers > 0 ? sharers : kMaxSharers + 1;
+  // Lemma J1: the split roots a join computes inside hold a buffer each, besides the sink's.
+  const int64_t buffers = std::max<int64_t>(sharers > 0 ? sharers : kMaxSharers + 1, ctx.least_buffers);
   bool has_slice = false;
   for (size_t i = 0; i < ops.size(); ++i) {
     has_slice |= how[i] == Arrival::kLoaded && (ops[i].rows == DimKind::kSlice || ops[i].cols == DimKind::kSlice);
@@ -165,12 +172,12 @@ double BestTileForK(const CapContext& ctx, const std::vector<CapOperand>& ops, c
     const double lhs_load = OneLoad(ops[lhs], sharers), rhs_load = OneLoad(ops[rhs], sharers);
     for (int64_t h = h_limit; h >= 1 && best > lhs_load + rhs_load + stores; --h) {
       const int64_t w_fit =
-          WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/false, buffers, k_least), ctx.capacity, w_limit);
+          WidestFit(WorkingSet(ctx, ops, how, h, /*whole_slice=*/false, buffers, k_least), ctx.capacity, w_limit);
       if (w_fit == 0) continue;  // a k = K step holds more than a k = 1 step
       best = std::min(best, Charge(ctx, ops, how, Ceil(ctx.grid_h, h), Ceil(ctx.grid_w, w_fit), /*forced=*/true,
                                    sharers, k_most));
       const int64_t w_single =
-          WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/true, buffers, k_least), ctx.capacity, w_limit);
+          WidestFit(WorkingSet(ctx, ops, how, h, /*whole_slice=*/true, buffers, k_least), ctx.capacity, w_limit);
       best = stores + LeastStripCharge(ctx.grid_h, ctx.grid_w, h, w_single, lhs_load, rhs_load, ctx.tile_compute,
                                        best - stores);
     }
@@ -182,7 +189,7 @@ double BestTileForK(const CapContext& ctx, const std::vector<CapOperand>& ops, c
   for (int64_t h = h_limit; h >= 1; --h) {
     const int64_t rows = Ceil(ctx.grid_h, h);
     const int64_t w_fit =
-        WidestFit(WorkingSet(ops, how, h, /*whole_slice=*/false, buffers, k_least), ctx.capacity, w_limit);
+        WidestFit(WorkingSet(ctx, ops, how, h, /*whole_slice=*/false, buffers, k_least), ctx.capacity, w_limit);
     if (w_fit == 0) continue;
     // Fewest columns that fit, at the narrowest width that gives them (the smallest step).
     const int64_t cols = Ceil(ctx.grid_w, w_fit);
@@ -195,7 +202,7 @@ double BestTileForK(const CapContext& ctx, const std::vector<CapOperand>& ops, c
     // When the slices of one k-step over all of K_r do not fit, r runs two or more k-slices at
     // every tile and the slice dimensions are streamed (Lemma M3): at the narrowest width of
     // this column count, or at every width of fewer columns too.
-    const Affine single = WorkingSet(ops, how, h, /*whole_slice=*/true, buffers, k_least);
+    const Affine single = WorkingSet(ctx, ops, how, h, /*whole_slice=*/true, buffers, k_least);
     const int64_t narrowest = Ceil(ctx.grid_w, cols);
     const bool forced = single.a + single.b * static_cast<double>(narrowest) > static_cast<double>(ctx.capacity);
     best = std::min(best, Charge(ctx, ops, how, rows, cols, forced, sharers, k_most));
@@ -245,10 +252,21 @@ double CapacityCharge(const CapContext& ctx, const std::vector<CapOperand>& oper
   while (true) {
     bool available = true;
     double fixed = 0;
+    // Lemma J1: how many producers that make their readers' step hold a buffer each are inside.
+    int64_t joined = 0;
+    for (size_t i = 0; i < n; ++i) joined += how[i] == Arrival::kInside && !operands[i].inside_by_count.empty();
+    auto inside_of = [&](size_t i) {
+      return operands[i].inside_by_count.empty() ? operands[i].inside
+                                                 : operands[i].inside_by_count[static_cast<size_t>(joined - 1)];
+    };
     for (size_t i = 0; i < n; ++i) {
       if (how[i] == Arrival::kResident && !operands[i].can_reside) available = false;
+      // Lemma M10: two operands that are never resident in one subgraph.
+      for (size_t j = 0; j < n && how[i] == Arrival::kResident; ++j) {
+        if (how[j] == Arrival::kResident && (operands[i].not_resident_with >> j & 1)) available = false;
+      }
       if (how[i] == Arrival::kInside) {
-        double inside = operands[i].inside;
+        double inside = inside_of(i);
         // Lemma H1: a resident operand is held at every step, also while the producer computes.
         for (size_t j = 0; j < operands[i].inside_when.size() && inside >= 0; ++j) {
           if (j != i && how[j] == Arrival::kResident) {
@@ -282,13 +300,13 @@ double CapacityCharge(const CapContext& ctx, const std::vector<CapOperand>& oper
           double sum = 0;
           for (size_t i = 0; i < n; ++i) {
             if (how[i] != Arrival::kInside) continue;
-            sum += i == holder ? operands[i].inside : std::max(operands[i].inside_alone, operands[i].inside);
+            sum += i == holder ? inside_of(i) : std::max(operands[i].inside_alone, inside_of(i));
           }
           least = std::min(least, sum);
         }
         double own = 0;
         for (size_t i = 0; i < n; ++i) {
-          if (how[i] == Arrival::kInside) own += operands[i].inside;
+          if (how[i] == Arrival::kInside) own += inside_of(i);
         }
         if (least == std::numeric_limits<double>::infinity()) available = false;
         else fixed += least - own;
@@ -300,10 +318,13 @@ double CapacityCharge(const CapContext& ctx, const std::vector<CapOperand>& oper
       for (size_t j = 0; j < n; ++j) {
         if (how[j] == Arrival::kLoaded) most = std::max(most, operands[j].shared_readers);
       }
+      // Lemma J1: the producers computed inside keep a buffer each beside the sink's.
+      CapContext step = ctx;
+      if (joined > 0) step.least_buffers = std::max(step.least_buffers, ctx.join_buffers(joined));
       for (int sharers = 1; sharers <= std::min(most, kMaxSharers); ++sharers) {
-        best = std::min(best, fixed + BestTile(ctx, operands, how, sharers));
+        best = std::min(best, fixed + BestTile(step, operands, how, sharers));
       }
-      if (most > kMaxSharers) best = std::min(best, fixed + BestTile(ctx, operands, how, /*sharers=*/0));
+      if (most > kMaxSharers) best = std::min(best, fixed + BestTile(step, operands, how, /*sharers=*/0));
     }
     size_t i = 0;
     while (i < n && how[i] == Arrival::kInside) how[i++] = Arrival::kLoaded;

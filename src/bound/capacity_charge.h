@@ -9,6 +9,7 @@
 #ifndef TILESCHED_BOUND_CAPACITY_CHARGE_H_
 #define TILESCHED_BOUND_CAPACITY_CHARGE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -52,6 +53,22 @@ struct CapOperand {
   // pairwise such, at most one cone holds a big tensor.
   double inside_alone = -2;
   uint32_t apart = 0;
+  // Lemma M10: the operands (bit j) that are never resident together with this one.
+  uint32_t not_resident_with = 0;
+  // Lemma J1 (optional): the charge computed inside when k = 1, 2, ... of the operands that
+  // have one are computed inside (entry k - 1); those producers are split roots whose outputs
+  // are not sinks, so the step holds CapContext::join_buffers(k) buffers.
+  std::vector<double> inside_by_count;
+};
+
+// Lemma J1: the loaded slice of a graph input that another split root of the subgraph reads at
+// the same step (its k-slice is min(k, reduction): `reduction` is the smaller of the two roots'
+// reductions), LHS (rows of the tile x the slice) or RHS (the slice x columns of the tile).
+struct StepSlice {
+  bool lhs = true;
+  int64_t reduction = 1;
+  bool operator<(const StepSlice& o) const { return lhs != o.lhs ? lhs < o.lhs : reduction < o.reduction; }
+  bool operator==(const StepSlice& o) const { return lhs == o.lhs && reduction == o.reduction; }
 };
 
 struct CapContext {
@@ -65,6 +82,14 @@ struct CapContext {
   double tile_compute = 0;
   // Largest k a subgraph may use (rule 3.4: native k under k_limit=native); Lemma M4' only.
   int64_t k_max = std::numeric_limits<int64_t>::max() / 4;
+  // Lemma J1: tile buffers the subgraph holds at least (besides Lemma K2's sharers), and the
+  // slices other split roots hold at the same step.
+  int64_t least_buffers = 1;
+  std::vector<StepSlice> step_slices;
+  // Lemma J1: the buffers of k split roots that are not sinks: k + 1 under contest (rule 7a:
+  // each keeps its own beside the sink's), k under algebra.
+  bool contest = true;
+  int64_t join_buffers(int64_t k) const { return contest ? k + 1 : std::max<int64_t>(k, 1); }
 };
 
 // Lemma K1: the least charge over operand choices and fitting tiles; a negative value when no

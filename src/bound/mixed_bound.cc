@@ -246,7 +246,13 @@ double MixedLowerBound(const Problem& problem, const CostModes& modes) {
 }
 
 double CapacityLowerBound(const Problem& problem, const CostModes& modes) {
-  const double traffic = TrafficBound(problem, modes, /*with_stores=*/true, {}, Variant::kCapacity).Run();
+  // With stores, Lemma M8's gains and Lemma J1 exclude each other (TrafficBound::JoinsUsed):
+  // one pass with each.
+  ChargeLemmas joins;
+  joins.pair_gains = false;
+  const double traffic =
+      std::max(TrafficBound(problem, modes, /*with_stores=*/true, {}, Variant::kCapacity).Run(),
+               TrafficBound(problem, modes, /*with_stores=*/true, {}, Variant::kCapacity, 0, joins).Run());
   return std::max(traffic / problem.hardware().slow_memory_bandwidth, MixedBound(problem, modes, Variant::kCapacity));
 }
 

@@ -42,7 +42,8 @@ bool AnySharedSplit(const Problem& problem);
 double MixedLowerBound(const Problem& problem, const CostModes& modes);
 
 // Lemma K1: the traffic and mixed bounds with every charge minimized over the tiles whose working
-// set fits (not only the native tile); the larger of the two.
+// set fits (not only the native tile); the larger of the two. The traffic pass runs twice, with
+// Lemma M8's gains and with Lemma J1 instead (they never share a pass).
 double CapacityLowerBound(const Problem& problem, const CostModes& modes);
 
 // Lemmas S1-S3: the traffic and mixed bounds with the loads of a graph input shared by MatMuls

@@ -99,6 +99,7 @@ RoleGraph::RoleGraph(const Problem& problem, const CostModes& modes) : p_(proble
   BuildRoles();
   BuildReachability();
   BuildShares();
+  BuildResidentApart();
 }
 
 RootInfo RoleGraph::Root(int o) const {
@@ -249,6 +250,47 @@ bool RoleGraph::CoCharge(int e1, int e2) const {
     });
   });
   return found;
+}
+
+// Lemma M10: the shapes a sink can have in a subgraph S' that produces t, retains it, and does
+// not hold op c: t itself, or an op of S' reads it over a fusable edge (M5) and a chain of
+// readers inside S', none of them c, ends at a sink (rule 3.3).
+std::vector<std::pair<int64_t, int64_t>> RoleGraph::RetainedSinkShapes(int c, int t) const {
+  std::vector<std::pair<int64_t, int64_t>> shapes{{p_.tensor(t).width, p_.tensor(t).height}};
+  const int producer = p_.producer(t);
+  std::vector<bool> seen(static_cast<size_t>(p_.num_ops()), false);
+  std::vector<int> stack;
+  for (const Use& u : Uses(t)) {
+    if (u.op != c && Fusable(producer, u.op)) stack.push_back(u.op);
+  }
+  while (!stack.empty()) {
+    const int x = stack.back();
+    stack.pop_back();
+    if (seen[static_cast<size_t>(x)]) continue;
+    seen[static_cast<size_t>(x)] = true;
+    const Tensor& out = p_.tensor(p_.op(x).output);
+    const std::pair<int64_t, int64_t> shape{out.width, out.height};
+    if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
+    for (int e : fusable_[static_cast<size_t>(x)]) {
+      if (e != c && !seen[static_cast<size_t>(e)]) stack.push_back(e);
+    }
+  }
+  return shapes;
+}
+
+void RoleGraph::BuildResidentApart() {
+  resident_apart_.assign(static_cast<size_t>(p_.num_ops()), false);
+  for (int c = 0; c < p_.num_ops(); ++c) {
+    const Op& op = p_.op(c);
+    if (op.type != OpType::kMatMul || op.inputs.size() != 2) continue;
+    const int a = op.inputs[0], b = op.inputs[1];
+    if (a == b || p_.producer(a) < 0 || p_.producer(b) < 0) continue;
+    const auto sa = RetainedSinkShapes(c, a);
+    const auto sb = RetainedSinkShapes(c, b);
+    bool meet = false;
+    for (const auto& s : sa) meet |= std::find(sb.begin(), sb.end(), s) != sb.end();
+    resident_apart_[static_cast<size_t>(c)] = !meet;
+  }
 }
 
 void RoleGraph::BuildShares() {

@@ -11,12 +11,14 @@
 // Entry points: Demanded(...) (the region an operand is read in), AlwaysSplit(...) (M3),
 // RoleCompute(...) (C2), RoleGraph(problem, modes). Work: linear in ops times roles (at most
 // nine per op), plus the reachability (ops^2 / 64 words) and, per tensor, the largest set of
-// readers that may charge one load (exhaustive up to 12 readers), and the sink shapes of Lemma G6.
+// readers that may charge one load (exhaustive up to 12 readers), the sink shapes of Lemma G6, and
+// per MatMul a search over fusable edges for Lemma M10.
 #ifndef TILESCHED_BOUND_ROLE_GRAPH_H_
 #define TILESCHED_BOUND_ROLE_GRAPH_H_
 
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tilesched/bitset.h"
@@ -119,11 +121,17 @@ class RoleGraph {
   const std::vector<double>& AlphaLoads() const { return alpha_load_; }
   // Distinct readers of t (at least 1).
   size_t ReaderCount(int t) const;
+  // Lemma M10: op c is a MatMul with two distinct operands, both produced by ops, that are
+  // never resident in one subgraph that c is first in: the subgraph before it would retain
+  // both, and the sinks they lead to there (rule 3.3: one shape) have no shape in common.
+  bool ResidentApart(int c) const { return resident_apart_[static_cast<size_t>(c)]; }
 
  private:
   void BuildRoles();
   void BuildReachability();
   void BuildShares();
+  void BuildResidentApart();
+  std::vector<std::pair<int64_t, int64_t>> RetainedSinkShapes(int c, int t) const;
   bool CoCharge(int e1, int e2) const;
 
   const Problem& p_;
@@ -139,6 +147,7 @@ class RoleGraph {
   std::vector<Bitset> below_, shape_ops_;
   std::vector<int> shape_of_tensor_;
   std::vector<double> alpha_load_, alpha_store_;
+  std::vector<bool> resident_apart_;
 };
 
 }  // namespace tilesched::bound

@@ -20,14 +20,47 @@ namespace {
 // Lemma L1 (coupled part): Lemma K2 only for tensors with at most this many co-charging readers.
 constexpr long kCoupledSharers = 8;
 
+// Lemma J1 only for joins of at most this many MatMul producers (the work is quadratic in them).
+constexpr size_t kJoinRoots = 8;
+
+// Lemma J1 over the operand sum: the least, over k, of the operands J1 applies to at their
+// charge not computed inside (`outside`), except k of them at their charge computed inside with
+// k inside, those with the smallest difference; the others at their least charge `best`.
+double JoinOperandTotal(const std::vector<double>& best, const std::vector<double>& outside,
+                        const std::vector<std::vector<double>>& by_count) {
+  double total = 0, all_outside = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < best.size(); ++i) {
+    if (by_count[i].empty()) {
+      total += best[i];
+    } else {
+      all_outside += outside[i];
+      ++n;
+    }
+  }
+  double least = all_outside;
+  for (size_t k = 1; k <= n; ++k) {
+    std::vector<double> gain;
+    for (size_t i = 0; i < best.size(); ++i) {
+      if (!by_count[i].empty()) gain.push_back(by_count[i][k - 1] - outside[i]);
+    }
+    std::sort(gain.begin(), gain.end());
+    double sum = all_outside;
+    for (size_t j = 0; j < k; ++j) sum += gain[j];
+    least = std::min(least, sum);
+  }
+  return total + least;
+}
+
 }  // namespace
 
 TrafficBound::TrafficBound(const Problem& problem, const CostModes& modes, bool with_stores,
-                           std::vector<uint16_t> own_kinds, Variant variant, double coupling)
+                           std::vector<uint16_t> own_kinds, Variant variant, double coupling,
+                           ChargeLemmas lemmas)
     : p_(problem), modes_(modes), hw_(problem.hardware()), with_stores_(with_stores),
       own_kinds_(std::move(own_kinds)),
       capacity_aware_(variant == Variant::kCapacity || variant == Variant::kHeld),
-      held_aware_(variant == Variant::kHeld), coupling_(coupling), roles_(problem, modes),
+      held_aware_(variant == Variant::kHeld), coupling_(coupling), lemmas_(lemmas), roles_(problem, modes),
       reloads_(roles_, /*sharpened=*/variant == Variant::kShared) {
   if (variant == Variant::kShared) shared_.emplace(roles_, reloads_);
   if (held_aware_) cones_.emplace(problem);
@@ -54,11 +87,8 @@ double TrafficBound::Run() {
     chi_[static_cast<size_t>(o)] = chi;
     total += chi;
   }
-  // Lemma M8 counts in whole transfers, which the mixed part's per-subgraph split (no stores)
-  // and the coupled part's compute (coupling) do not. Not in the held variant: its readers
-  // price a producer computed inside with tensors held (H1-H2), and case (b)'s cap compares
-  // charges with nothing held (docs/bounds.md, Lemma M8, "Where it applies").
-  pair_gain_ = with_stores_ && coupling_ == 0 && !held_aware_ ? PairGains() : 0;
+  // Lemma M8 (where it is used: PairGainsUsed).
+  pair_gain_ = PairGainsUsed() ? PairGains() : 0;
   total += pair_gain_;
   // Lemma M1: every graph output is written at least once.
   if (with_stores_) {
@@ -69,7 +99,15 @@ double TrafficBound::Run() {
 
 // Producer p's charge in its role `at` (first subgraph or recomputed) with `held` held whole;
 // with nothing held, the values of Run()'s pass (p precedes its readers in topological order).
-double TrafficBound::CostAt(int p, int at, const Held& held, bool first) {
+double TrafficBound::CostAt(int p, int at, const Held& held, bool first, const Join* join) {
+  if (join != nullptr) {
+    const auto key = std::make_tuple(p, at, first, held, join->buffers, join->slices);
+    const auto it = join_memo_.find(key);
+    if (it != join_memo_.end()) return it->second;
+    const double cost = OpCost(p, roles_.Roles(p).roles[static_cast<size_t>(at)], first, held, join);
+    join_memo_.emplace(key, cost);
+    return cost;
+  }
   if (held.empty()) {
     const auto& costs = first ? cost_first_ : cost_weak_;
     return costs[static_cast<size_t>(p)][static_cast<size_t>(at)];
@@ -85,15 +123,16 @@ double TrafficBound::CostAt(int p, int at, const Held& held, bool first) {
 // Lemma M7: op c (role r, reading t in `slots`) computes t inside by its producer: the
 // producer's excess over its own charge (same first subgraph) or its recomputed loads, its
 // readers' share each; < 0 when the producer cannot take the demanded role.
-double TrafficBound::Inside(int c, const Role& r, const std::vector<Slot>& slots, int producer, const Held& held) {
+double TrafficBound::Inside(int c, const Role& r, const std::vector<Slot>& slots, int producer, const Held& held,
+                            const Join* join) {
   const Op& op = p_.op(c);
   double first_cost = 0, weak_cost = 0;
   for (Slot s : slots) {
     const Role d = Demanded(op.type, s, r, roles_.Root(c));
     const int at = roles_.Roles(producer).Find(d.rows, d.cols);
     if (at < 0 || !roles_.Allowed(producer, d)) return -1;
-    first_cost = std::max(first_cost, CostAt(producer, at, held, /*first=*/true));
-    weak_cost = std::max(weak_cost, CostAt(producer, at, held, /*first=*/false));
+    first_cost = std::max(first_cost, CostAt(producer, at, held, /*first=*/true, join));
+    weak_cost = std::max(weak_cost, CostAt(producer, at, held, /*first=*/false, join));
   }
   const double beta = 1.0 / static_cast<double>(roles_.ReaderCount(p_.op(producer).output));
   const double excess = std::max(0.0, first_cost - chi_[static_cast<size_t>(producer)]);
@@ -113,8 +152,10 @@ struct TrafficBound::Arrival {
 };
 
 // The cheapest way operand t of op c (role r) can arrive (Lemmas M1-M7, S1): loaded from slow
-// memory, after a store when produced by an op; resident; or computed inside by its producer.
-TrafficBound::Arrival TrafficBound::ArriveBy(int c, const Role& r, int t, bool first, const Held& held) {
+// memory, after a store when produced by an op; resident (unless `may_reside` is false); or
+// computed inside by its producer.
+TrafficBound::Arrival TrafficBound::ArriveBy(int c, const Role& r, int t, bool first, const Held& held,
+                                             bool may_reside, bool may_inside) {
   const Op& op = p_.op(c);
   Arrival a;
   for (const Use& u : roles_.Uses(t)) {
@@ -143,7 +184,7 @@ TrafficBound::Arrival TrafficBound::ArriveBy(int c, const Role& r, int t, bool f
   // Resident: retained by the previous subgraph, so it fits with room to spare, next to
   // whatever else is held (Lemma H1).
   const bool no_big = std::find(held.begin(), held.end(), kNoBig) != held.end();
-  a.may_reside = producer >= 0 && !(no_big && Big(p_, t));
+  a.may_reside = may_reside && producer >= 0 && !(no_big && Big(p_, t));
   // Lemma M8: a case in which t cannot be resident in c's first subgraph.
   if (first && c == no_reside_op_ && std::find(no_reside_.begin(), no_reside_.end(), t) != no_reside_.end()) {
     a.may_reside = false;
@@ -152,7 +193,7 @@ TrafficBound::Arrival TrafficBound::ArriveBy(int c, const Role& r, int t, bool f
       a.may_reside && (a.is_held || p_.tensor(t).size() + HeldSize(p_, held) < hw_.fast_memory_capacity);
   if (can_reside) a.best = 0;
   // Computed inside by its producer (Lemma M5).
-  if (producer >= 0) {
+  if (producer >= 0 && may_inside) {
     a.inside = Inside(c, r, a.slots, producer, held);
     if (a.inside >= 0) a.best = std::min(a.best, a.inside);
   }
@@ -225,7 +266,7 @@ void TrafficBound::MarkApart(const std::vector<int>& operands, std::vector<CapOp
 // operand by operand, with the coupled part's `compute`) and the least charge over the tiles
 // that fit; infinity when no tile fits any arrival (the role never occurs).
 double TrafficBound::CapacityTotal(int c, const Role& r, const std::vector<CapOperand>& cap, int64_t held_size,
-                                   double compute, double total) const {
+                                   double compute, double total, const Join* join) const {
   const Op& op = p_.op(c);
   CapContext ctx;
   ctx.grid_h = r.grid_h;
@@ -235,6 +276,11 @@ double TrafficBound::CapacityTotal(int c, const Role& r, const std::vector<CapOp
   // Lemma H1: the held tensors take their full size at every step (SPEC 6).
   ctx.capacity = hw_.fast_memory_capacity - held_size;
   if (modes_.k_limit == KLimit::kNative) ctx.k_max = hw_.native_k();
+  ctx.contest = modes_.rules == Rules::kContest;
+  if (join != nullptr) {
+    ctx.least_buffers = join->buffers;
+    ctx.step_slices = join->slices;
+  }
   // Lemma L1: a (T, T) role computes its whole region on every tile, each dimension of at
   // most the native extent paying one native tile (SPEC 5), the reduction in full.
   const bool tile_role = r.rows == DimKind::kTile && r.cols == DimKind::kTile;
@@ -255,7 +301,7 @@ double TrafficBound::CapacityTotal(int c, const Role& r, const std::vector<CapOp
 // arrive. `first`: in c's first subgraph (stores of loaded intermediates count, Lemma M6
 // excludes descendants); otherwise c is recomputed there and only its loads count. `held`:
 // tensors held whole at every step of that subgraph (Lemma H1; empty outside held_aware).
-double TrafficBound::OpCost(int c, const Role& r, bool first, const Held& held) {
+double TrafficBound::OpCost(int c, const Role& r, bool first, const Held& held, const Join* join) {
   const Op& op = p_.op(c);
   if (shared_ && !shared_->GraphInputSlicesFit(c, r)) return std::numeric_limits<double>::infinity();
   double total = 0;
@@ -266,9 +312,13 @@ double TrafficBound::OpCost(int c, const Role& r, bool first, const Held& held) 
   // Lemma K1's view of the same operands (one slot each; otherwise K1 is not used).
   std::vector<CapOperand> cap;
   bool cap_ok = capacity_aware_ && r.grid_h > 0 && r.grid_w > 0;
+  // Lemma M10: in c's first subgraph its two operands are not both resident.
+  const bool apart = lemmas_.resident_pairs && first && roles_.ResidentApart(c) && operands.size() == 2;
+  std::vector<double> best, not_resident;
   for (const int t : operands) {
     const Arrival a = ArriveBy(c, r, t, first, held);
-    total += a.best;
+    best.push_back(a.best);
+    if (apart) not_resident.push_back(ArriveBy(c, r, t, first, held, /*may_reside=*/false).best);
     if (!cap_ok) continue;
     if (a.slots.size() != 1) {
       cap_ok = false;
@@ -276,14 +326,97 @@ double TrafficBound::OpCost(int c, const Role& r, bool first, const Held& held) 
     }
     cap.push_back(CapacityView(c, r, t, a, operands, first, held));
   }
+  if (apart) {
+    total += std::min(best[0] + not_resident[1], not_resident[0] + best[1]);
+    if (cap_ok) {
+      cap[0].not_resident_with = 2;
+      cap[1].not_resident_with = 1;
+    }
+  } else if (JoinsUsed() && op.type == OpType::kPointwise && r.rows == DimKind::kTile &&
+             r.cols == DimKind::kTile) {
+    const std::vector<std::vector<double>> by_count = JoinInside(c, r, operands, held);
+    std::vector<double> outside(operands.size(), 0);
+    for (size_t i = 0; i < operands.size(); ++i) {
+      if (!by_count[i].empty()) {
+        outside[i] = ArriveBy(c, r, operands[i], first, held, /*may_reside=*/true, /*may_inside=*/false).best;
+      }
+    }
+    total += JoinOperandTotal(best, outside, by_count);
+    if (cap_ok) {
+      for (size_t i = 0; i < cap.size(); ++i) cap[i].inside_by_count = by_count[i];
+    }
+  } else {
+    for (double b : best) total += b;
+  }
   if (cap_ok && held_aware_ && held.empty() && cap.size() <= 4) MarkApart(operands, &cap);
   // Lemma L1: the op's own compute in role r (Lemma C2), in element units.
   const double compute = coupling_ > 0 ? coupling_ * RoleCompute(p_, c, r, modes_.matmul_reduction) : 0;
   total += compute;
   // Lemma K1, for ops of at most four distinct operands (3^4 arrival choices).
-  if (cap_ok && cap.size() <= 4) return CapacityTotal(c, r, cap, HeldSize(p_, held), compute, total);
+  if (cap_ok && cap.size() <= 4) return CapacityTotal(c, r, cap, HeldSize(p_, held), compute, total, join);
   return total;
 }
+
+// Lemma J1: Pointwise op c in role (T, T) computes inside some of the operands that MatMuls
+// produce; each such MatMul is a split root whose output is not a sink, so with k of them the
+// subgraph holds k + 1 tile buffers under contest (k under algebra, at least one), and at their
+// common first step each of them holds its private graph inputs' slices. Per operand position:
+// empty when J1 does not apply to it, else its charge computed inside when k = 1, 2, ... of
+// them are (the producer priced so by K1). All empty for joins of more than kJoinRoots.
+std::vector<std::vector<double>> TrafficBound::JoinInside(int c, const Role& r, const std::vector<int>& operands,
+                                                          const Held& held) {
+  std::vector<std::vector<double>> by_count(operands.size());
+  std::vector<size_t> roots;  // positions of operands a MatMul produces and c may compute inside
+  std::vector<std::vector<Slot>> slots(operands.size());
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const int t = operands[i];
+    for (const Use& u : roles_.Uses(t)) {
+      if (u.op == c) slots[i].push_back(u.slot);
+    }
+    const int producer = p_.producer(t);
+    if (producer >= 0 && p_.op(producer).type == OpType::kMatMul && Inside(c, r, slots[i], producer, held) >= 0) {
+      roots.push_back(i);
+    }
+  }
+  const size_t n = roots.size();
+  if (n == 0 || n > kJoinRoots) return by_count;
+  // Per root: its reduction, whether its LHS / RHS is a private graph input (read by no other
+  // op, so no other slice of the step is that tensor).
+  std::vector<int64_t> reduction(n);
+  std::vector<bool> lhs(n, false), rhs(n, false);
+  for (size_t j = 0; j < n; ++j) {
+    const Op& mm = p_.op(p_.producer(operands[roots[j]]));
+    reduction[j] = p_.reduction_extent(p_.producer(operands[roots[j]]));
+    const bool distinct = mm.inputs[0] != mm.inputs[1];
+    lhs[j] = distinct && p_.producer(mm.inputs[0]) < 0 && roles_.ReaderCount(mm.inputs[0]) == 1;
+    rhs[j] = distinct && p_.producer(mm.inputs[1]) < 0 && roles_.ReaderCount(mm.inputs[1]) == 1;
+  }
+  // Quadratic in n <= kJoinRoots: n counts per root, each one K1 search (memoized).
+  for (size_t j = 0; j < n; ++j) {
+    // The other roots' slices, smallest first (each dimension on its own).
+    std::vector<int64_t> left, right;
+    for (size_t o = 0; o < n; ++o) {
+      if (o == j) continue;
+      const int64_t k_slice = std::min(reduction[j], reduction[o]);
+      left.push_back(lhs[o] ? k_slice : 0);
+      right.push_back(rhs[o] ? k_slice : 0);
+    }
+    std::sort(left.begin(), left.end());
+    std::sort(right.begin(), right.end());
+    for (size_t k = 1; k <= n; ++k) {
+      Join join;
+      join.buffers = modes_.rules == Rules::kContest ? static_cast<int64_t>(k) + 1 : static_cast<int64_t>(k);  // (b)
+      for (size_t o = 0; o + 1 < k; ++o) {
+        if (left[o] > 0) join.slices.push_back({true, left[o]});
+        if (right[o] > 0) join.slices.push_back({false, right[o]});
+      }
+      const double inside = Inside(c, r, slots[roots[j]], p_.producer(operands[roots[j]]), held, &join);
+      by_count[roots[j]].push_back(inside < 0 ? std::numeric_limits<double>::infinity() : inside);
+    }
+  }
+  return by_count;
+}
+
 
 // Lemma K2: the split roots reading t in one subgraph with c all have the grid's shape, which
 // is c's output shape (a split root's output region is the tile, SPEC 4).

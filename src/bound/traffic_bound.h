@@ -1,10 +1,11 @@
-// The traffic bound of docs/bounds.md (Lemmas M1-M8) and its variants: every op is charged the
-// traffic of its first subgraph (the first subgraph of the schedule that contains it),
-// minimized over everything that subgraph could be: the op's role there (role_graph.h) and,
-// per operand, how the operand arrives (loaded from slow memory, resident, or computed inside
-// by its producer). Shares (alpha, beta) keep one transfer from being charged twice. Lemma M8
-// adds, per op whose output has one reader, what a resident operand and the retained output
-// cannot both save.
+// The traffic bound of docs/bounds.md (Lemmas M1-M8, M10) and its variants (K1-K3 and J1, S1-S3,
+// H1-H2, L1): every op is charged the traffic of its first subgraph (the first subgraph of the
+// schedule that contains it), minimized over everything that subgraph could be: the op's role
+// there (role_graph.h) and, per operand, how the operand arrives (loaded from slow memory,
+// resident, or computed inside by its producer). Shares (alpha, beta) keep one transfer from
+// being charged twice. Lemma M8 adds, per op whose output has one reader, what a resident
+// operand and the retained output cannot both save; Lemma J1 prices what a Pointwise join's
+// producers hold together, in the passes without M8's gains.
 //
 // Entry points: TrafficBound(problem, modes, ...).Run() (one pass: the sum of the charges, in
 // elements); TrafficLowerBound(problem, modes) (the part `traffic`, in elements) and
@@ -34,6 +35,13 @@ namespace tilesched::bound {
 // Lemma S1 and its companions S2-S3 (shared), or with K1 and Lemmas H1-H2, M4' (held).
 enum class Variant { kPlain, kCapacity, kShared, kHeld };
 
+// Lemmas whose use in the charges can be left out (tests compare the charges with and without).
+struct ChargeLemmas {
+  bool resident_pairs = true;  // Lemma M10: a MatMul's two operands are not both resident
+  bool joins = true;           // Lemma J1: the split roots a Pointwise join computes inside
+  bool pair_gains = true;      // Lemma M8's gains (where used: with stores, no coupling, not held)
+};
+
 class TrafficBound {
  public:
   // `with_stores`: charge the stores of loaded intermediates and the graph outputs (Lemma M1).
@@ -48,8 +56,11 @@ class TrafficBound {
   // inputs shared by M7's alpha, not Lemma K2; no Lemma K3).
   // `coupling` (Lemma L1, the coupled part, with kCapacity): every charge also counts the op's
   // own compute in its role, times this many elements per unit of compute (0: traffic only).
+  // `lemmas`: Lemmas M10, J1 and M8's gains (all by default; J1 only in passes without M8's
+  // gains).
   TrafficBound(const Problem& problem, const CostModes& modes, bool with_stores = true,
-               std::vector<uint16_t> own_kinds = {}, Variant variant = Variant::kPlain, double coupling = 0);
+               std::vector<uint16_t> own_kinds = {}, Variant variant = Variant::kPlain, double coupling = 0,
+               ChargeLemmas lemmas = {});
 
   // The sum of every op's charge, plus the graph outputs' stores with `with_stores` (elements),
   // plus Lemma M8's gains with `with_stores`, no coupling and a variant other than kHeld.
@@ -72,18 +83,36 @@ class TrafficBound {
  private:
   // How one operand of the op being charged can arrive, and at what charge (Lemmas M1-M7).
   struct Arrival;
-  double CostAt(int p, int at, const Held& held, bool first);
-  double Inside(int c, const Role& r, const std::vector<Slot>& slots, int producer, const Held& held);
-  double OpCost(int c, const Role& r, bool first, const Held& held);
-  Arrival ArriveBy(int c, const Role& r, int t, bool first, const Held& held);
+  // Lemma J1: what a producer computed inside a join shares its subgraph with (the tile
+  // buffers the subgraph holds at least, the other split roots' graph-input slices).
+  struct Join {
+    int64_t buffers = 1;
+    std::vector<StepSlice> slices;
+  };
+  double CostAt(int p, int at, const Held& held, bool first, const Join* join = nullptr);
+  double Inside(int c, const Role& r, const std::vector<Slot>& slots, int producer, const Held& held,
+                const Join* join = nullptr);
+  double OpCost(int c, const Role& r, bool first, const Held& held, const Join* join = nullptr);
+  std::vector<std::vector<double>> JoinInside(int c, const Role& r, const std::vector<int>& operands,
+                                              const Held& held);
+  Arrival ArriveBy(int c, const Role& r, int t, bool first, const Held& held, bool may_reside = true,
+                   bool may_inside = true);
   CapOperand CapacityView(int c, const Role& r, int t, const Arrival& a, const std::vector<int>& operands,
                           bool first, const Held& held);
   void MarkApart(const std::vector<int>& operands, std::vector<CapOperand>* cap) const;
   double CapacityTotal(int c, const Role& r, const std::vector<CapOperand>& cap, int64_t held_size,
-                       double compute, double total) const;
+                       double compute, double total, const Join* join) const;
   int SameShapeMatMulReaders(int c, int t) const;
   // Lemma M8: the gains of the chosen (op, reader) pairs; each op is in at most one pair.
   double PairGains();
+  // Lemma M8 counts in whole transfers, which the mixed part's per-subgraph split (no stores)
+  // and the coupled part's compute (coupling) do not. Not in the held variant: its readers
+  // price a producer computed inside with tensors held (H1-H2), and case (b)'s cap compares
+  // charges with nothing held (docs/bounds.md, Lemma M8, "Where it applies").
+  bool PairGainsUsed() const { return lemmas_.pair_gains && with_stores_ && coupling_ == 0 && !held_aware_; }
+  // Lemma J1 needs K1's charges, and not in a pass with M8's gains: case (b)'s cap compares
+  // charges a join's reader exceeds (its share of a producer priced with the join's buffers).
+  bool JoinsUsed() const { return lemmas_.joins && capacity_aware_ && !PairGainsUsed(); }
   double PairGain(int c, int d, const std::vector<int>& apart);
   double FirstCharge(int o, const std::vector<int>& no_reside, std::vector<double>* per_role);
   double PrivateLoads(int q, int at, int64_t retained, std::map<std::pair<int, int>, double>* memo);
@@ -96,6 +125,7 @@ class TrafficBound {
   const bool capacity_aware_;
   const bool held_aware_;
   const double coupling_;
+  const ChargeLemmas lemmas_;
   const RoleGraph roles_;
   const Reloads reloads_;
   std::optional<SharedInputCharges> shared_;  // variant kShared
@@ -109,6 +139,8 @@ class TrafficBound {
   double pair_gain_ = 0;
   // Lemma H1: charges with tensors held, by (op, role, first, held).
   std::map<std::tuple<int, int, bool, Held>, double> memo_;
+  // Lemma J1: charges inside a join, by (op, role, first, held, buffers, slices).
+  std::map<std::tuple<int, int, bool, Held, int64_t, std::vector<StepSlice>>, double> join_memo_;
 };
 
 // Lemma C2: op o's compute in any subgraph (its cheapest role), after tb.Run().
