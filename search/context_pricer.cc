@@ -121,7 +121,7 @@ ContextPricer::ContextPricer(const Problem& problem, const CostModes& modes, Pla
   }
 }
 
-bool ContextPricer::EnumerateOpSets(int64_t max_sets, const std::vector<Mask>* adjacency) {
+bool ContextPricer::EnumerateOpSets(int64_t max_sets, const std::vector<Mask>* adjacency, int64_t relax_above) {
   assert(Fits(problem_));
   std::vector<Mask> sets;
   const std::vector<Mask> all = adjacency == nullptr ? Adjacency(problem_) : std::vector<Mask>{};
@@ -146,11 +146,15 @@ bool ContextPricer::EnumerateOpSets(int64_t max_sets, const std::vector<Mask>* a
     c.tile_compute = TileComputeFloor(problem_, modes_.matmul_reduction, *plan);
     c.first_slices = FirstStepSlices(problem_, *plan);
     // Every retention subset that fits at all (Lemma X6 with nothing resident), the empty one
-    // first; more than kMaxRetentionSets of them: the first ones only, and incomplete.
+    // first; more than kMaxRetentionSets of them: the first ones only, and incomplete. Under
+    // Lemma T5 more than relax_above of them: nothing and every tensor that fits alone.
     const std::vector<int>& produced = plan->produced();
+    const int64_t most = relax_above > 0 ? relax_above : kMaxRetentionSets;
+    bool over = false;
     auto grow = [&](auto&& self, size_t next, Mask kept, int64_t held) -> void {
-      if (c.retention.size() >= static_cast<size_t>(kMaxRetentionSets)) {
-        complete = false;
+      if (over) return;
+      if (c.retention.size() >= static_cast<size_t>(most)) {
+        over = true;
         return;
       }
       c.retention.push_back(kept);
@@ -160,6 +164,16 @@ bool ContextPricer::EnumerateOpSets(int64_t max_sets, const std::vector<Mask>* a
       }
     };
     grow(grow, 0, 0, 0);
+    if (over && relax_above > 0) {
+      Mask every = 0;
+      for (int t : produced) {
+        if (problem_.tensor(t).size() <= capacity_) every |= Mask{1} << t;
+      }
+      c.retention = {0, every};
+      c.retention_relaxed = true;
+    } else if (over) {
+      complete = false;
+    }
     op_sets_.push_back(std::move(c));
   }
   return complete;

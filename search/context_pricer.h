@@ -4,7 +4,8 @@
 // and the tensors resident when it starts (docs/bounds.md, "The exact mode", Lemmas X1-X10).
 //
 // Entry points: ContextPricer(problem, modes, plans, budget, max_tile_configs);
-// EnumerateOpSets(max_sets) lists every connected op set and its fitting retention subsets;
+// EnumerateOpSets(max_sets) lists every connected op set and its fitting retention subsets (or,
+// for tier 2, the two of Lemma T5 when there are too many);
 // Price(op_set, retained, resident, mode, target) bounds every configuration of the context,
 // and in the mode kExact also finds the cheapest configuration it can (the `ub` the exact mode's
 // paths are built from). Cheaper bounds for the same contexts: LoadStoreBound (X3),
@@ -59,6 +60,10 @@ struct OpSet {
   const SubgraphPlan* plan = nullptr;
   Mask ops = 0, produced = 0, external = 0, sinks = 0, output_sinks = 0;
   std::vector<Mask> retention;  // the retention subsets enumerated (X0, X6)
+  // Lemma T5: more retention subsets fit than EnumerateOpSets' `relax_above`, so `retention` is
+  // {nothing, every produced tensor that fits alone}, the second standing for all of them (tier
+  // 2 prices it as nothing retained, less the stores retention can save).
+  bool retention_relaxed = false;
   double compute_once = 0;  // Lemma C1 summed over its ops
   double tile_compute = 0;  // Lemma X8: what every tile of every grid computes at least
   std::vector<FirstSlice> first_slices;  // Lemma X10: what every tile's first step reads
@@ -91,8 +96,10 @@ class ContextPricer {
   // is listed) or when time ran out, and when some op set has more than 4,096 retention subsets
   // (then only the first ones are listed). With `adjacency` (per op, the ops it may be joined
   // to), only the op sets connected over it, which must be a subset of rule 3.2's links (the
-  // cores' kept links: search/core_lp.h).
-  bool EnumerateOpSets(int64_t max_sets, const std::vector<Mask>* adjacency = nullptr);
+  // cores' kept links: search/core_lp.h). With `relax_above` > 0, an op set with more than that
+  // many retention subsets is listed with two, nothing and all (OpSet::retention_relaxed, Lemma
+  // T5), and does not make the listing incomplete.
+  bool EnumerateOpSets(int64_t max_sets, const std::vector<Mask>* adjacency = nullptr, int64_t relax_above = 0);
   const std::vector<OpSet>& op_sets() const { return op_sets_; }
   const OpSet& op_set(int index) const { return op_sets_[static_cast<size_t>(index)]; }
   // Lemma C1 per op.

@@ -1,5 +1,7 @@
-// Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T4): column
-// generation over every subgraph context, with a certificate checked against every column.
+// Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T5): column
+// generation over every subgraph context, with a certificate checked against every column; an
+// op set with too many retention subsets is priced once per resident set for all of them
+// (Lemma T5), and too many contexts are listed again that way with fewer subsets.
 //
 // Entry points: Tier2Bound(problem, options) and Tier2Summary(result) (tilesched/search.h),
 // RunCover(ctx) (search/context.h: the same on the run's budget, as the strategy `cover`), and
@@ -36,7 +38,8 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Above this many connected op sets or subgraph contexts tier 2 proves nothing.
 constexpr int64_t kMaxCoverOpSets = 1000000;
-constexpr int64_t kMaxCoverColumns = 20000000;
+// Lemma T5: the retention subsets listed per op set on a retry after too many contexts.
+constexpr int64_t kRetentionLadder[] = {64, 4};
 // The cost in the restricted LP of a starting column (an op alone) whose context fits no tile
 // (an op that fits only fused): this many times the finite starting columns' costs (plus 1).
 // Any finite cost is sound (a column's cost only has to be at most its context's bound, which is
@@ -51,6 +54,9 @@ constexpr size_t kMaxViolatedPerRound = 50;
 // One column of the covering LP: a subgraph context (Lemma T3).
 struct Column {
   int op_set;  // an index into the pricer's op sets
+  // Lemma T5: `retained` is every tensor the op set may retain and stands for each subset of
+  // them; the column is priced as retaining nothing, less the stores retention can save.
+  bool relaxed = false;
   Mask retained, resident;
 };
 
@@ -68,7 +74,7 @@ class CoveringLp {
   Tier2Result Run();
 
  private:
-  // Every context (Lemma T3); false above kMaxCoverColumns or out of time.
+  // Every context (Lemma T3); false above relaxation_.max_contexts or out of time.
   bool ListColumns();
   // Each context's base: the same op set and resident set, nothing retained (Lemma X9).
   bool LinkBases();  // false: out of time
@@ -79,6 +85,8 @@ class CoveringLp {
   double Price(size_t ci) const;
   // What the column's own bound must reach for its price to reach its bracket.
   double Target(size_t ci) const;
+  // What a column's own bound is computed with as retained: nothing for a relaxed one (T5).
+  Mask Held(const Column& col) const;
   // The larger of C1, X3 and X8 b.
   double Cheap(const Column& col) const;
   // Lemma X5 applies: nothing read resident and no sink kept back from slow memory.
@@ -112,13 +120,15 @@ class CoveringLp {
   const double bandwidth_;
   const Tier2Relaxation relaxation_;
   std::vector<Column> columns_;
-  std::vector<double> rebate_;  // per column, Lemma W2 (empty without a relaxation)
+  std::vector<double> rebate_;  // per column, Lemmas W2 and T5 (empty without either)
+  std::vector<double> relaxed_floor_;  // per column, Lemma T5's C1 and X3 (empty without T5)
   std::vector<uint32_t> base_;
   std::vector<double> known_;  // best bound computed so far (< 0: cheap only)
   std::vector<uint8_t> level_;
   // The target a costed context was cut at (it may stop refining there): infinity when none.
   std::vector<double> cut_;
   std::vector<double> lhs_;
+  std::vector<uint8_t> in_lp_;  // per column: already a column of the LP
   std::vector<double> subproblem_bound_;  // per op set; < 0 until computed
   int64_t contexts_costed_ = 0, rounds_ = 0;
   double proven_ = 0;
@@ -126,7 +136,7 @@ class CoveringLp {
 
 Tier2Result CoveringLp::Run() {
   if (!ContextPricer::Fits(problem_)) return Finish(Tier2Status::kTooManyOps, nullptr);
-  if (!pricer_.EnumerateOpSets(kMaxCoverOpSets)) {
+  if (!pricer_.EnumerateOpSets(kMaxCoverOpSets, nullptr, relaxation_.retention_subsets)) {
     return Finish(budget_.Expired() ? Tier2Status::kTimeLimit : Tier2Status::kTooManyOpSets, nullptr);
   }
   subproblem_bound_.assign(pricer_.op_sets().size(), -1);
@@ -140,6 +150,7 @@ Tier2Result CoveringLp::Run() {
   level_.assign(columns_.size(), kCheap);
   cut_.assign(columns_.size(), kInf);
   lhs_.assign(columns_.size(), 0);
+  in_lp_.assign(columns_.size(), 0);
   CoverLp lp(problem_.num_ops(), problem_.num_tensors());
   AddSingletons(&lp);
   std::vector<double> y, z;
@@ -164,12 +175,20 @@ Tier2Result CoveringLp::Run() {
     if (violated.empty() && alpha >= 1 - 1e-9) {
       return Finish(budget_.Expired() ? Tier2Status::kTimeLimit : Tier2Status::kConverged, &lp);
     }
+    if (violated.empty()) break;  // out of time
+    // A column the LP already has is violated only by the solver's rounding (its cost there is
+    // at most its price now): adding it again would change nothing, so the certificate so far
+    // stands (scaled by alpha above).
+    bool added = false;
     for (size_t ci : violated) {
+      if (in_lp_[ci]) continue;
+      in_lp_[ci] = 1;
+      added = true;
       const Column& col = columns_[ci];
       lp.AddColumn(pricer_.op_set(col.op_set).ops, col.retained, col.resident & ~relaxation_.free_resident,
                    Price(ci));
     }
-    if (violated.empty()) break;  // out of time
+    if (!added) return Finish(Tier2Status::kSolverFailed, &lp);
   }
   return Finish(Tier2Status::kTimeLimit, &lp);
 }
@@ -187,11 +206,13 @@ bool CoveringLp::ListColumns() {
     const OpSet& c = op_sets[static_cast<size_t>(i)];
     const std::vector<int> readable = Ids(c.external & produced_by_ops);
     for (const Mask r : c.retention) {
+      // Lemma T5: every resident set that fits alone (each real subset held with it is smaller).
+      const bool relaxed = c.retention_relaxed && r != 0;
       int64_t held = 0;
-      for (int t : Ids(r)) held += problem_.tensor(t).size();
+      for (int t : Ids(r)) held += relaxed ? 0 : problem_.tensor(t).size();
       stopped = !ForEachFittingSubset(problem_, readable, held, capacity, [&](Mask resident) {
-        columns_.push_back({i, r, resident});
-        return static_cast<int64_t>(columns_.size()) <= kMaxCoverColumns &&
+        columns_.push_back({i, relaxed, r, resident});
+        return static_cast<int64_t>(columns_.size()) <= relaxation_.max_contexts &&
                ((columns_.size() & 4095) != 0 || !budget_.Expired());
       });
       if (stopped) break;
@@ -217,6 +238,10 @@ bool CoveringLp::LinkBases() {
     std::sort(bases.begin(), bases.end());
     for (size_t ci = begin; ci < end; ++ci) {
       const Mask resident = columns_[ci].resident;
+      if (columns_[ci].relaxed) {  // priced as its base context itself (Lemma T5)
+        base_[ci] = static_cast<uint32_t>(ci);
+        continue;
+      }
       const auto it = std::lower_bound(bases.begin(), bases.end(), std::make_pair(resident, uint32_t{0}));
       base_[ci] = it != bases.end() && it->first == resident ? it->second : static_cast<uint32_t>(ci);  // none: itself
     }
@@ -226,19 +251,41 @@ bool CoveringLp::LinkBases() {
 }
 
 void CoveringLp::ListRebates() {
-  if (relaxation_.rebate == 0) return;
+  bool any_relaxed = false;
+  for (const Column& col : columns_) any_relaxed |= col.relaxed;
+  if (relaxation_.rebate == 0 && !any_relaxed) return;
+  const int64_t capacity = problem_.hardware().fast_memory_capacity;
   rebate_.resize(columns_.size());
+  if (any_relaxed) relaxed_floor_.resize(columns_.size());
   for (size_t ci = 0; ci < columns_.size(); ++ci) {
+    const Column& col = columns_[ci];
+    const OpSet& c = pricer_.op_set(col.op_set);
     int64_t saved = 0;
-    for (int t : Ids(pricer_.op_set(columns_[ci].op_set).sinks & relaxation_.rebate)) saved += problem_.tensor(t).size();
+    for (int t : Ids(c.sinks & relaxation_.rebate)) saved += problem_.tensor(t).size();
+    if (col.relaxed) {
+      // Lemma T5 (X9 for every subset at once): the retained sinks that are not graph outputs
+      // are not written, and what is retained fits beside the resident set. The price stays at
+      // least C1 and X3 with everything retained, which hold for every subset (X3 less W2's
+      // rebate: it counts the stores of a component's crossing-out sinks).
+      const double w2 = static_cast<double>(saved) / bandwidth_;
+      int64_t sinks = 0, resident = 0;
+      for (int t : Ids(col.retained & c.sinks & ~c.output_sinks)) sinks += problem_.tensor(t).size();
+      for (int t : Ids(col.resident)) resident += problem_.tensor(t).size();
+      saved += std::min(sinks, std::max<int64_t>(0, capacity - resident));
+      const double x3 = pricer_.LoadStoreBound(c, col.retained, col.resident);
+      relaxed_floor_[ci] = std::max(c.compute_once, std::max(0.0, x3 - w2 - 1e-12 * (x3 + w2)));
+    }
     rebate_[ci] = static_cast<double>(saved) / bandwidth_;
   }
 }
 
+Mask CoveringLp::Held(const Column& col) const { return col.relaxed ? 0 : col.retained; }
+
 double CoveringLp::Price(size_t ci) const {
   const double known = known_[ci];
   if (rebate_.empty() || rebate_[ci] == 0 || !std::isfinite(known)) return known;
-  return std::max(0.0, known - rebate_[ci] - 1e-12 * (known + rebate_[ci]));
+  const double floor = columns_[ci].relaxed ? relaxed_floor_[ci] : 0.0;
+  return std::max(floor, known - rebate_[ci] - 1e-12 * (known + rebate_[ci]));
 }
 
 double CoveringLp::Target(size_t ci) const {
@@ -248,13 +295,13 @@ double CoveringLp::Target(size_t ci) const {
 
 double CoveringLp::Cheap(const Column& col) const {
   const OpSet& c = pricer_.op_set(col.op_set);
-  return std::max({c.compute_once, pricer_.LoadStoreBound(c, col.retained, col.resident),
-                   pricer_.FitComputeBound(c, col.retained, col.resident)});
+  return std::max({c.compute_once, pricer_.LoadStoreBound(c, Held(col), col.resident),
+                   pricer_.FitComputeBound(c, Held(col), col.resident)});
 }
 
 bool CoveringLp::Plain(const Column& col) const {
   const OpSet& c = pricer_.op_set(col.op_set);
-  return (c.external & col.resident) == 0 && (col.retained & c.sinks & ~c.output_sinks) == 0;
+  return (c.external & col.resident) == 0 && (Held(col) & c.sinks & ~c.output_sinks) == 0;
 }
 
 double CoveringLp::SubproblemBound(int index) {
@@ -309,7 +356,7 @@ int64_t CoveringLp::PrefetchSubproblemBounds(const std::vector<std::pair<double,
 void CoveringLp::CostContext(size_t ci, double target) {
   if (level_[ci] == kContextCosted && cut_[ci] >= target) return;
   const Column& col = columns_[ci];
-  const ContextValue value = pricer_.Price(col.op_set, col.retained, col.resident, Pricing::kLowerOnly, target);
+  const ContextValue value = pricer_.Price(col.op_set, Held(col), col.resident, Pricing::kLowerOnly, target);
   known_[ci] = std::max(known_[ci], value.lb);
   cut_[ci] = target;
   level_[ci] = kContextCosted;
@@ -360,6 +407,7 @@ void CoveringLp::AddSingletons(CoverLp* lp) {
     if (std::isfinite(known_[ci])) finite += Price(ci);
   }
   for (size_t ci : singletons) {
+    in_lp_[ci] = 1;
     const double cost = std::isfinite(known_[ci]) ? Price(ci) : kCoverBigCostFactor * (1 + finite);
     lp->AddColumn(pricer_.op_set(columns_[ci].op_set).ops, 0, 0, cost);
   }
@@ -433,6 +481,7 @@ Tier2Result CoveringLp::Finish(Tier2Status status, const CoverLp* lp) {
   result.class_contexts = pricer_.class_contexts();
   result.lp_rounds = rounds_;
   result.lp_columns = lp != nullptr ? lp->num_columns() : 0;
+  for (const OpSet& c : pricer_.op_sets()) result.relaxed_op_sets += c.retention_relaxed ? 1 : 0;
   return result;
 }
 
@@ -444,20 +493,36 @@ Tier2Result Tier2Bound(const Problem& problem, const Tier2Options& options) {
     threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(options.threads));
   }
   const Budget budget(options.time_limit, options.stop);
-  return RunCoveringLp(problem, options.modes, budget, options.max_tile_configs, {}, options.keep_until_exit);
+  Tier2Relaxation relaxation;
+  relaxation.retention_subsets = options.retention_subsets;
+  relaxation.max_contexts = options.max_contexts;
+  return RunCoveringLp(problem, options.modes, budget, options.max_tile_configs, relaxation, options.keep_until_exit);
 }
 
 Tier2Result RunCoveringLp(const Problem& problem, const CostModes& modes, const Budget& budget,
                           int64_t max_tile_configs, const Tier2Relaxation& relaxation, bool keep_until_exit) {
-  auto lp = std::make_unique<CoveringLp>(problem, modes, budget, max_tile_configs, relaxation);
-  const Tier2Result result = lp->Run();
-  if (keep_until_exit) {
-    // Never destroyed (its references to the problem and budget are never used again), and
-    // reachable from a global, so that leak checkers do not report it.
-    static std::mutex mutex;
-    static auto* kept = new std::vector<std::unique_ptr<CoveringLp>>();
-    const std::lock_guard<std::mutex> lock(mutex);
-    kept->push_back(std::move(lp));
+  // Lemma T5's ladder: where the contexts are too many to list, again with fewer retention
+  // subsets listed per op set (the others priced together), until they fit or time runs out.
+  std::vector<int64_t> ladder{std::max<int64_t>(1, relaxation.retention_subsets)};
+  for (const int64_t level : kRetentionLadder) {
+    if (level < ladder.back()) ladder.push_back(level);
+  }
+  Tier2Result result;
+  for (size_t i = 0; i < ladder.size(); ++i) {
+    Tier2Relaxation at = relaxation;
+    at.retention_subsets = ladder[i];
+    auto lp = std::make_unique<CoveringLp>(problem, modes, budget, max_tile_configs, at);
+    result = lp->Run();
+    const bool retry = result.status == Tier2Status::kTooManyContexts && i + 1 < ladder.size() && !budget.Expired();
+    if (keep_until_exit && !retry) {
+      // Never destroyed (its references to the problem and budget are never used again), and
+      // reachable from a global, so that leak checkers do not report it.
+      static std::mutex mutex;
+      static auto* kept = new std::vector<std::unique_ptr<CoveringLp>>();
+      const std::lock_guard<std::mutex> lock(mutex);
+      kept->push_back(std::move(lp));
+    }
+    if (!retry) break;
   }
   return result;
 }
@@ -493,9 +558,9 @@ std::string Tier2Summary(const Tier2Result& result) {
     case Tier2Status::kTooManyOps:
       return "more than 64 ops or tensors; nothing proven beyond the tier-1 bound";
     case Tier2Status::kTooManyOpSets:
-      return "more than " + std::to_string(kMaxCoverOpSets) + " op sets or retention subsets; nothing proven";
+      return "more than " + std::to_string(kMaxCoverOpSets) + " op sets; nothing proven";
     case Tier2Status::kTooManyContexts:
-      return "more than " + std::to_string(kMaxCoverColumns) + " subgraph contexts; nothing proven";
+      return "more than " + std::to_string(Tier2Options{}.max_contexts) + " subgraph contexts; nothing proven";
     default:
       break;
   }
@@ -503,7 +568,11 @@ std::string Tier2Summary(const Tier2Result& result) {
     return "out of time before the LP (" + std::to_string(result.op_sets) + " op sets, " +
            std::to_string(result.contexts) + " subgraph contexts listed); nothing proven";
   }
-  return std::to_string(result.op_sets) + " op sets, " + std::to_string(result.contexts) + " subgraph contexts, " +
+  const std::string relaxed =
+      result.relaxed_op_sets == 0 ? ""
+                                  : " (" + std::to_string(result.relaxed_op_sets) + " with retention relaxed, Lemma T5)";
+  return std::to_string(result.op_sets) + " op sets" + relaxed + ", " + std::to_string(result.contexts) +
+         " subgraph contexts, " +
          std::to_string(result.contexts_costed) + " costed (" + std::to_string(result.class_contexts) +
          " by tile classes), " + std::to_string(result.lp_rounds) + " LP rounds, " +
          std::to_string(result.lp_columns) + " columns; " + Tier2StatusName(result.status) + ", bound " +

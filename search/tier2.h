@@ -1,9 +1,9 @@
 // Tier 2's column generation on one problem (docs/bounds.md, "Tier 2: the covering LP", Lemmas
-// T1-T4), with the relaxations under which a link component of a larger problem is priced as a
-// problem of its own (Lemma W2, "Tier 2 by components").
+// T1-T5), with the relaxations under which a link component of a larger problem is priced as a
+// problem of its own (Lemma W2, "Tier 2 by components") and Lemma T5's limits.
 //
 // Entry point: RunCoveringLp(problem, modes, budget, max_tile_configs, relaxation). Tier2Bound
-// and RunCover (search/tier2.cc) call it with no relaxation; SplitTier2Bound
+// and RunCover (search/tier2.cc) call it with no W2 relaxation; SplitTier2Bound
 // (search/split_tier2.cc) once per component.
 #ifndef TILESCHED_SEARCH_TIER2_H_
 #define TILESCHED_SEARCH_TIER2_H_
@@ -18,7 +18,8 @@
 
 namespace tilesched::search {
 
-// Lemma W2: what a component's own problem may do that the larger problem allows.
+// Lemma W2: what a component's own problem may do that the larger problem allows; and Lemma
+// T5's limits, for every problem.
 struct Tier2Relaxation {
   // Tensors (ids of the component's problem) produced outside the component: they may be
   // resident when a context starts, with no flow row (their producer's subgraph is elsewhere).
@@ -26,11 +27,17 @@ struct Tier2Relaxation {
   // Graph outputs of the component's problem that the larger problem may retain instead of
   // writing: every column holding one as a sink is priced its store lower (Lemma X9).
   Mask rebate = 0;
+  // Lemma T5: an op set with more fitting retention subsets than this gets one column per
+  // resident set for all of them (Tier2Options::retention_subsets; below 1 counts as 1).
+  int64_t retention_subsets = 4096;
+  int64_t max_contexts = 20000000;  // Tier2Options::max_contexts
 };
 
 // Column generation over every subgraph context of `problem`, with a certificate checked
-// against every column (Lemmas T1-T4; W2 with a relaxation). Its value bounds the latency of
-// every valid schedule of `problem`, or with a relaxation the subgraphs of the component.
+// against every column (Lemmas T1-T5; W2 with a relaxation). Its value bounds the latency of
+// every valid schedule of `problem`, or with a relaxation the subgraphs of the component. Where
+// more than `relaxation.max_contexts` contexts would be listed it lists again with Lemma T5 at
+// 64, then 4, retention subsets per op set (each only if below `retention_subsets`).
 // `keep_until_exit`: Tier2Options::keep_until_exit.
 Tier2Result RunCoveringLp(const Problem& problem, const CostModes& modes, const Budget& budget,
                           int64_t max_tile_configs, const Tier2Relaxation& relaxation = {},

@@ -10,7 +10,10 @@
 //   (c) a three-op problem whose LP and duals are worked out by hand;
 //   (d) a problem where an op fits only fused: the library entry and `tilesched bound --tier2`
 //       return its value;
-//   (e) `tilesched bound --tier2 --json` reports it, and a stopped run still reports a bound.
+//   (e) `tilesched bound --tier2 --json` reports it, and a stopped run still reports a bound;
+//   (f) Lemma T5: with every op set of two or more fitting retention subsets priced once for
+//       all of them, the value stays at most the enumerated optimum on random problems in all 8
+//       modes; and a run whose contexts are too many to list retries with fewer subsets.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -264,6 +267,118 @@ TEST(Tier2, WorksWhereAnOpFitsOnlyFused) {
   const testing::ToolRun text = testing::RunTool({TILESCHED_BINARY, "bound", path, "--tier2"}, dir.path());
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("converged"), std::string::npos) << text.out;
+}
+
+// (f) Lemma T5 on every op set that can retain two subsets or more (retention_subsets = 1: each
+// such op set is listed with nothing retained and with everything it may retain, the latter
+// priced as nothing retained less the stores retention saves, capped by what fits beside the
+// resident set). Seeds from 9,001.
+TEST(Tier2, RetentionRelaxedBelowBruteForceOptimum) {
+  const int wanted = testing::kInstrumentedBuild ? 25 : 150;
+  struct Run {
+    testing::BruteForceResult optimum;
+    double tier1 = 0;
+    search::Tier2Result tier2;
+  };
+  int64_t runs = 0, relaxed = 0, above_tier1 = 0, at_optimum = 0, converged = 0;
+  const int problems = testing::CheckRandomBoundProblems<Run>(
+      9001, wanted, testing::AllModes(),
+      [](const Problem& problem, const CostModes& m) {
+        search::Tier2Options options;
+        options.modes = m;
+        options.threads = 1;
+        options.retention_subsets = 1;
+        return Run{testing::BruteForceOptimum(problem, m, testing::AdmissibilityLimits()),
+                   ComputeLowerBounds(problem, m).best(), search::Tier2Bound(problem, options)};
+      },
+      [&](const Problem& problem, size_t, const Run& run) {
+        ++runs;
+        converged += run.tier2.status == search::Tier2Status::kConverged;
+        ASSERT_LE(run.tier2.value, run.optimum.total * (1 + kTolerance))
+            << "tier 2 with Lemma T5 " << run.tier2.value << " exceeds the optimum " << run.optimum.total
+            << "\nproblem: " << ProblemToJson(problem)
+            << "\noptimum: " << SolutionToJson(run.optimum.schedule, {});
+        if (run.tier2.relaxed_op_sets == 0) return;
+        ++relaxed;
+        if (run.tier2.value > run.tier1 * (1 + 1e-6)) ++above_tier1;
+        if (run.tier2.value >= run.optimum.total * (1 - 1e-6)) ++at_optimum;
+      });
+  std::printf("tier 2 with Lemma T5: %d problems, %lld runs, converged in %lld; of the %lld runs with a relaxed "
+              "op set, above tier 1 in %lld, equal to the optimum in %lld\n",
+              problems, static_cast<long long>(runs), static_cast<long long>(converged),
+              static_cast<long long>(relaxed), static_cast<long long>(above_tier1),
+              static_cast<long long>(at_optimum));
+  EXPECT_GE(problems, wanted);
+  EXPECT_EQ(converged, runs);
+  // Worth something only where the lemma is used, and where the value is still above tier 1.
+  EXPECT_GT(relaxed, runs / 4);
+  EXPECT_GT(above_tier1, relaxed / 50);
+}
+
+// (f) The ladder. A chain X -> P0 -> P1 -> P2 -> P3 -> Y of Pointwise ops on 1 x 1 tensors,
+// native 1 x 1, capacity 8: the op set of all four holds four produced tensors (16 retention
+// subsets, every one fits). Listing every context takes 74 (ten op sets, each retention subset
+// with each resident set of its produced inputs), so with a limit of 50 the run lists again
+// with at most 64 subsets per op set (the same 74), then 4: the four-op set and the two
+// three-op sets (8 subsets each) are listed with two under Lemma T5, 42 contexts in all (the
+// singles 2 + 3 x 4, the pairs 4 + 8 + 8, the triples 2 + 4, the four 2), and the LP converges
+// at most at the enumerated optimum: here at the full listing's value, the whole chain in one
+// step, load 1 + store 1 = 2 at bandwidth 1 against compute 4 x 0.5 = 2.
+TEST(Tier2, ListsAgainWithFewerRetentionSubsetsWhenTheContextsAreTooMany) {
+  ProblemBuilder b(/*capacity=*/8, /*bandwidth=*/1, /*native=*/1);
+  int t = b.Tensor(1, 1);
+  for (int i = 0; i < 4; ++i) {
+    const int next = b.Tensor(1, 1);
+    b.Pointwise({t}, next, 0.5);
+    t = next;
+  }
+  const Problem p = b.Build();
+  search::Tier2Options options;
+  options.threads = 1;
+  const search::Tier2Result full = search::Tier2Bound(p, options);
+  ASSERT_EQ(full.status, search::Tier2Status::kConverged);
+  EXPECT_EQ(full.relaxed_op_sets, 0);
+  EXPECT_EQ(full.contexts, 74);
+  options.max_contexts = 50;
+  const search::Tier2Result retried = search::Tier2Bound(p, options);
+  ASSERT_EQ(retried.status, search::Tier2Status::kConverged);
+  EXPECT_EQ(retried.contexts, 42);
+  EXPECT_EQ(retried.relaxed_op_sets, /*the four-op set and the two three-op sets=*/3);
+  const testing::BruteForceResult optimum = testing::BruteForceOptimum(p, {});
+  ASSERT_TRUE(optimum.found) << optimum.error;
+  EXPECT_NEAR(optimum.total, 2, 1e-12);
+  EXPECT_LE(retried.value, optimum.total * (1 + kTolerance));
+  EXPECT_NEAR(retried.value, full.value, 1e-6);
+  EXPECT_NE(search::Tier2Summary(retried).find("3 with retention relaxed, Lemma T5"), std::string::npos)
+      << search::Tier2Summary(retried);
+}
+
+// (f) Lemma T5 where retaining everything does not fit. X (1 x 4) -> P -> A -> Q -> B, then the
+// MatMul R(B, W 4 x 1) -> Y, native 1 x 1, capacity 6, bandwidth 1, base costs 0.5. Under
+// contest Q -> R is never fusable (R reads B as LHS, K = 4 above native w). The optimum
+// (enumerated) is {P, Q} retaining B (X loaded 4, compute 4, nothing stored: 4) then R with B
+// resident (W loaded over four k-steps, Y stored: 5), 9. Retaining A and B with the tile of
+// {P, Q} would not fit (8 > 6), so a relaxed column priced as retaining everything (not as
+// Lemma T5 prices it) has no fitting configuration, and the LP must pay {P}, {Q} and R apart
+// (13 when tried).
+TEST(Tier2, RetentionRelaxedWhereRetainingEverythingDoesNotFit) {
+  ProblemBuilder b(/*capacity=*/6, /*bandwidth=*/1, /*native=*/1);
+  const int x = b.Tensor(1, 4), a = b.Tensor(1, 4), bt = b.Tensor(1, 4), w = b.Tensor(4, 1), y = b.Tensor(1, 1);
+  b.Pointwise({x}, a, 0.5);
+  b.Pointwise({a}, bt, 0.5);
+  b.MatMul(bt, w, y, 0.5);
+  const Problem p = b.Build();
+  const testing::BruteForceResult optimum = testing::BruteForceOptimum(p, {});
+  ASSERT_TRUE(optimum.found) << optimum.error;
+  EXPECT_NEAR(optimum.total, 9, 1e-12);
+  search::Tier2Options options;
+  options.threads = 1;
+  options.retention_subsets = 1;
+  const search::Tier2Result relaxed = search::Tier2Bound(p, options);
+  ASSERT_EQ(relaxed.status, search::Tier2Status::kConverged);
+  EXPECT_EQ(relaxed.relaxed_op_sets, /*all six: each has two fitting retention subsets or more=*/6);
+  EXPECT_LE(relaxed.value, optimum.total * (1 + kTolerance));
+  EXPECT_NEAR(relaxed.value, 9, 1e-6);
 }
 
 // (e) The command.

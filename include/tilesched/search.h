@@ -198,7 +198,7 @@ struct SearchHooks {
 Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& options,
                                const SearchHooks& hooks = {});
 
-// --- Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T4) ---
+// --- Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T5) ---
 
 // How a tier-2 run ended.
 enum class Tier2Status {
@@ -206,8 +206,10 @@ enum class Tier2Status {
   kTimeLimit,        // the time limit or a stop request came first: the best certificate so far
   kSolverFailed,     // the LP solver returned no optimum: the best certificate so far
   kTooManyOps,       // more than 64 ops or tensors: nothing proven (value 0)
-  kTooManyOpSets,    // more than 1,000,000 connected op sets, or 4,096 retention subsets of one
-  kTooManyContexts,  // more than 20,000,000 subgraph contexts: nothing proven
+  kTooManyOpSets,    // more than 1,000,000 connected op sets (cores: or 4,096 retention subsets
+                     // of one; tier 2 prices those under Lemma T5)
+  kTooManyContexts,  // more than 20,000,000 subgraph contexts (Tier2Options::max_contexts), also
+                     // with Lemma T5's fewest retention subsets: nothing proven
 };
 
 struct Tier2Options {
@@ -216,6 +218,14 @@ struct Tier2Options {
   int threads = 0;        // 0: all hardware threads (the sub-problems' tier-1 bounds run in parallel)
   const std::atomic<bool>* stop = nullptr;  // set to end the run early (a valid bound all the same)
   int64_t max_tile_configs = SearchOptions{}.exact_max_tile_configs;  // as in SearchOptions
+  // Lemma T5 (docs/bounds.md): an op set with more fitting retention subsets than this is priced
+  // once per resident set for all of them (as retaining nothing, less the stores retention can
+  // save), instead of once per subset (at least 1). Tests lower it to exercise the lemma on small
+  // problems.
+  int64_t retention_subsets = 4096;
+  // Above this many subgraph contexts tier 2 lists again under Lemma T5 with 64, then 4,
+  // retention subsets per op set, and proves nothing if they are still too many.
+  int64_t max_contexts = 20000000;
   // For a command that exits right after: the run's subgraph contexts and plans are kept,
   // reachable, until the process ends instead of being freed, which on the largest problems
   // takes a second or more after the time limit (`bound` sets it; compilers do the same with
@@ -233,6 +243,8 @@ struct Tier2Result {
   // What the run did: op sets and subgraph contexts listed, contexts costed (and of them by
   // tile classes), LP rounds, LP columns.
   int64_t op_sets = 0, contexts = 0, contexts_costed = 0, class_contexts = 0, lp_rounds = 0, lp_columns = 0;
+  // Op sets priced under Lemma T5 (too many retention subsets to list).
+  int64_t relaxed_op_sets = 0;
 };
 
 // Tier 2 on any problem (some of whose ops may fit only fused): column generation over every
