@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "tilesched/grid.h"
+#include "tilesched/lower_bound.h"
 
 namespace tilesched::search {
 
@@ -60,9 +61,13 @@ std::vector<Mask> Adjacency(const Problem& problem) {
 
 // Every connected op set exactly once (ESU enumeration: sets grown from their smallest op, each
 // new op taken from the exclusive neighbourhood), sorted; false (and an incomplete list) above
-// `max_sets` sets or once `expired` says so (polled every 1,024 sets).
+// `max_sets` sets or once `expired` says so (polled every 1,024 sets). Lemma T6: an op set that
+// holds an op and one of its `never` ops is not listed, nor is any set grown from it (the branch
+// that adds w to `set` lists only sets holding both, and every op is checked against the whole
+// set it joins, so exactly the sets holding a pair are dropped).
 template <typename Expired>
-bool ConnectedSets(const std::vector<Mask>& adjacent, int64_t max_sets, Expired&& expired, std::vector<Mask>* sets) {
+bool ConnectedSets(const std::vector<Mask>& adjacent, const std::vector<Mask>& never, int64_t max_sets,
+                   Expired&& expired, std::vector<Mask>* sets) {
   const int n = static_cast<int>(adjacent.size());
   auto neighbours = [&](Mask set) {
     Mask out = 0;
@@ -81,6 +86,7 @@ bool ConnectedSets(const std::vector<Mask>& adjacent, int64_t max_sets, Expired&
     while (extension != 0) {
       const int w = std::countr_zero(extension);
       extension &= extension - 1;
+      if (never[static_cast<size_t>(w)] & set) continue;
       const Mask grown = set | (Mask{1} << w);
       const Mask exclusive = adjacent[static_cast<size_t>(w)] & above & ~set & ~(neighbours(set) | set);
       self(self, grown, extension | exclusive, root);
@@ -125,7 +131,11 @@ bool ContextPricer::EnumerateOpSets(int64_t max_sets, const std::vector<Mask>* a
   assert(Fits(problem_));
   std::vector<Mask> sets;
   const std::vector<Mask> all = adjacency == nullptr ? Adjacency(problem_) : std::vector<Mask>{};
-  if (!ConnectedSets(adjacency == nullptr ? all : *adjacency, max_sets, [this] { return budget_.Expired(); }, &sets)) {
+  std::vector<Mask> never(static_cast<size_t>(problem_.num_ops()), 0);
+  const std::vector<std::vector<int>> apart = NeverTogether(problem_, modes_);
+  for (size_t o = 0; o < apart.size(); ++o) never[o] = MaskOf(apart[o]);
+  if (!ConnectedSets(adjacency == nullptr ? all : *adjacency, never, max_sets, [this] { return budget_.Expired(); },
+                     &sets)) {
     return false;
   }
   bool complete = true;

@@ -4,8 +4,8 @@
 // and the tensors resident when it starts (docs/bounds.md, "The exact mode", Lemmas X1-X10).
 //
 // Entry points: ContextPricer(problem, modes, plans, budget, max_tile_configs);
-// EnumerateOpSets(max_sets) lists every connected op set and its fitting retention subsets (or,
-// for tier 2, the two of Lemma T5 when there are too many);
+// EnumerateOpSets(max_sets) lists every connected op set that may be a subgraph (Lemma T6) and
+// its fitting retention subsets (or, for tier 2, the two of Lemma T5 when there are too many);
 // Price(op_set, retained, resident, mode, target) bounds every configuration of the context,
 // and in the mode kExact also finds the cheapest configuration it can (the `ub` the exact mode's
 // paths are built from). Cheaper bounds for the same contexts: LoadStoreBound (X3),
@@ -91,7 +91,8 @@ class ContextPricer {
   ContextPricer(const Problem& problem, const CostModes& modes, PlanCache& plans, const Budget& budget,
                 int64_t max_tile_configs);
 
-  // Every connected op set (ESU enumeration) that SubgraphPlan accepts, with every retention
+  // Every connected op set (ESU enumeration) that SubgraphPlan accepts and that holds no two ops
+  // of a never-fusable edge (Lemma T6, NeverTogether), with every retention
   // subset that fits alone (X6). False when there are more than `max_sets` op sets (then none
   // is listed) or when time ran out, and when some op set has more than 4,096 retention subsets
   // (then only the first ones are listed). With `adjacency` (per op, the ops it may be joined

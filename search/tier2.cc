@@ -1,4 +1,4 @@
-// Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T5): column
+// Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T6): column
 // generation over every subgraph context, with a certificate checked against every column; an
 // op set with too many retention subsets is priced once per resident set for all of them
 // (Lemma T5), and too many contexts are listed again that way with fewer subsets.
@@ -496,6 +496,7 @@ Tier2Result Tier2Bound(const Problem& problem, const Tier2Options& options) {
   Tier2Relaxation relaxation;
   relaxation.retention_subsets = options.retention_subsets;
   relaxation.max_contexts = options.max_contexts;
+  relaxation.quick_contexts = options.quick_contexts;
   return RunCoveringLp(problem, options.modes, budget, options.max_tile_configs, relaxation, options.keep_until_exit);
 }
 
@@ -507,22 +508,44 @@ Tier2Result RunCoveringLp(const Problem& problem, const CostModes& modes, const 
   for (const int64_t level : kRetentionLadder) {
     if (level < ladder.back()) ladder.push_back(level);
   }
-  Tier2Result result;
-  for (size_t i = 0; i < ladder.size(); ++i) {
-    Tier2Relaxation at = relaxation;
-    at.retention_subsets = ladder[i];
-    auto lp = std::make_unique<CoveringLp>(problem, modes, budget, max_tile_configs, at);
-    result = lp->Run();
-    const bool retry = result.status == Tier2Status::kTooManyContexts && i + 1 < ladder.size() && !budget.Expired();
-    if (keep_until_exit && !retry) {
-      // Never destroyed (its references to the problem and budget are never used again), and
-      // reachable from a global, so that leak checkers do not report it.
-      static std::mutex mutex;
-      static auto* kept = new std::vector<std::unique_ptr<CoveringLp>>();
-      const std::lock_guard<std::mutex> lock(mutex);
-      kept->push_back(std::move(lp));
+  // Levels [first, last) at `limit` contexts; `listed` becomes the level that listed (or last).
+  auto run = [&](int64_t limit, size_t first, size_t last, size_t* listed) {
+    Tier2Result result;
+    *listed = last;
+    for (size_t i = first; i < last; ++i) {
+      Tier2Relaxation at = relaxation;
+      at.retention_subsets = ladder[i];
+      at.max_contexts = limit;
+      auto lp = std::make_unique<CoveringLp>(problem, modes, budget, max_tile_configs, at);
+      result = lp->Run();
+      const bool too_many = result.status == Tier2Status::kTooManyContexts;
+      if (!too_many) *listed = i;
+      const bool retry = too_many && i + 1 < last && !budget.Expired();
+      if (keep_until_exit && !retry) {
+        // Never destroyed (its references to the problem and budget are never used again), and
+        // reachable from a global, so that leak checkers do not report it.
+        static std::mutex mutex;
+        static auto* kept = new std::vector<std::unique_ptr<CoveringLp>>();
+        const std::lock_guard<std::mutex> lock(mutex);
+        kept->push_back(std::move(lp));
+      }
+      if (!retry) break;
     }
-    if (!retry) break;
+    return result;
+  };
+  // A quick pass first, so that a short budget still ends with a certificate; then, where it
+  // went down the ladder only for the quick limit, the levels above it at the full limit. Both
+  // certify bounds (T2), so the larger stands.
+  const int64_t quick = std::min(relaxation.quick_contexts, relaxation.max_contexts);
+  size_t listed = 0;
+  Tier2Result result = run(quick, 0, ladder.size(), &listed);
+  if (quick < relaxation.max_contexts && listed > 0 && !budget.Expired()) {
+    size_t finer = 0;
+    Tier2Result full = run(relaxation.max_contexts, 0, listed, &finer);
+    // Ties go to the full listing when it converged (its counts describe the finer LP).
+    const bool better = full.value > result.value ||
+                        (full.value == result.value && full.status == Tier2Status::kConverged);
+    if (better || listed == ladder.size()) result = std::move(full);
   }
   return result;
 }

@@ -13,7 +13,11 @@
 //   (e) `tilesched bound --tier2 --json` reports it, and a stopped run still reports a bound;
 //   (f) Lemma T5: with every op set of two or more fitting retention subsets priced once for
 //       all of them, the value stays at most the enumerated optimum on random problems in all 8
-//       modes; and a run whose contexts are too many to list retries with fewer subsets.
+//       modes; and a run whose contexts are too many to list retries with fewer subsets, and
+//       after a quick pass that had to relax, lists them in full;
+//   (g) Lemma T6: two ops NeverTogether names share no op set that SubgraphPlan and
+//       CheckGranularity admit at any tile (every w, h, k scanned, in all 8 modes), and the
+//       listing holds exactly the connected op sets with a plan and no such pair.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -27,9 +31,12 @@
 #include "bound_problems.h"
 #include "brute_force.h"
 #include "build_kind.h"
+#include "context_pricer.h"
+#include "plan_cache.h"
 #include "random_problem.h"
 #include "test_files.h"
 #include "test_util.h"
+#include "tilesched/cost_model.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/file_util.h"
 #include "tilesched/io.h"
@@ -353,6 +360,37 @@ TEST(Tier2, ListsAgainWithFewerRetentionSubsetsWhenTheContextsAreTooMany) {
       << search::Tier2Summary(retried);
 }
 
+// The quick pass (Tier2Options::quick_contexts): on a problem where going down T5's ladder
+// lowers the value, a quick limit below the full listing with the full limit above it ends at
+// the full listing's value, and the quick limit alone at the lower one.
+TEST(Tier2, AQuickPassThatRelaxesIsFollowedByTheFullListing) {
+  int tried = 0;
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    const Problem p = testing::RandomProblem(seed, testing::BoundProblemOptions(seed));
+    search::Tier2Options options;
+    options.threads = 1;
+    const search::Tier2Result full = search::Tier2Bound(p, options);
+    if (full.status != search::Tier2Status::kConverged || full.contexts < 2) continue;
+    ++tried;
+    options.quick_contexts = options.max_contexts = full.contexts - 1;
+    const search::Tier2Result quick = search::Tier2Bound(p, options);
+    if (quick.status != search::Tier2Status::kConverged || quick.value >= full.value - 1e-6) continue;
+    SCOPED_TRACE("seed " + std::to_string(seed) + ": " + ProblemToJson(p));
+    EXPECT_GT(quick.relaxed_op_sets, 0);
+    options.max_contexts = full.contexts;
+    const search::Tier2Result both = search::Tier2Bound(p, options);
+    ASSERT_EQ(both.status, search::Tier2Status::kConverged);
+    EXPECT_NEAR(both.value, full.value, 1e-9 * full.value);
+    EXPECT_EQ(both.contexts, full.contexts);
+    EXPECT_EQ(both.relaxed_op_sets, 0);
+    std::printf("quick pass: seed %llu (of %d tried), %lld contexts relaxed to %lld, %.6g -> %.6g\n",
+                static_cast<unsigned long long>(seed), tried, static_cast<long long>(full.contexts),
+                static_cast<long long>(quick.contexts), quick.value, both.value);
+    return;
+  }
+  FAIL() << "no problem among " << tried << " where the ladder lowers tier 2";
+}
+
 // (f) Lemma T5 where retaining everything does not fit. X (1 x 4) -> P -> A -> Q -> B, then the
 // MatMul R(B, W 4 x 1) -> Y, native 1 x 1, capacity 6, bandwidth 1, base costs 0.5. Under
 // contest Q -> R is never fusable (R reads B as LHS, K = 4 above native w). The optimum
@@ -376,9 +414,133 @@ TEST(Tier2, RetentionRelaxedWhereRetainingEverythingDoesNotFit) {
   options.retention_subsets = 1;
   const search::Tier2Result relaxed = search::Tier2Bound(p, options);
   ASSERT_EQ(relaxed.status, search::Tier2Status::kConverged);
-  EXPECT_EQ(relaxed.relaxed_op_sets, /*all six: each has two fitting retention subsets or more=*/6);
+  // Four op sets: {1, 2} and {0, 1, 2} are not listed (Lemma T6: the Pointwise op feeds the
+  // MatMul's LHS with K = 4 above native, contest rule 7b); each of the four has two fitting
+  // retention subsets or more.
+  EXPECT_EQ(relaxed.relaxed_op_sets, 4);
   EXPECT_LE(relaxed.value, optimum.total * (1 + kTolerance));
   EXPECT_NEAR(relaxed.value, 9, 1e-6);
+}
+
+// (g) Lemma T6. Small dimensions and natives, so that a Pointwise op often feeds a MatMul's
+// reduction wider than native (contest rule 7b) and every tile can be scanned.
+testing::RandomProblemOptions NarrowProblems() {
+  testing::RandomProblemOptions options;
+  options.max_ops = 7;
+  options.dims = {2, 3, 4, 5, 6, 8};
+  options.natives = {2, 3, 4};
+  options.min_capacity = 1000;
+  options.max_capacity = 4000;
+  return options;
+}
+
+std::vector<int> OpsOf(uint64_t mask, int n) {
+  std::vector<int> ops;
+  for (int o = 0; o < n; ++o) {
+    if ((mask >> o) & 1) ops.push_back(o);
+  }
+  return ops;
+}
+
+// Some tile (w <= native_w, h <= native_h, k up to the largest dimension) passes rules 3.4 and
+// 7b (the evaluator's CheckGranularity; fast-memory capacity is not asked).
+bool SomeTileValid(const Problem& problem, const CostModel& model, const SubgraphPlan& plan) {
+  int64_t largest = 1;
+  for (int t = 0; t < problem.num_tensors(); ++t) {
+    largest = std::max({largest, problem.tensor(t).width, problem.tensor(t).height});
+  }
+  const int64_t native_w = problem.hardware().native_w, native_h = problem.hardware().native_h;
+  for (int64_t w = 1; w <= native_w; ++w) {
+    for (int64_t h = 1; h <= native_h; ++h) {
+      for (int64_t k = 1; k <= largest; ++k) {
+        if (model.CheckGranularity(plan, Granularity{w, h, k}).ok()) return true;
+      }
+    }
+  }
+  return false;
+}
+
+uint64_t PairMask(const std::vector<std::vector<int>>& never, int o) {
+  uint64_t mask = 0;
+  for (int x : never[static_cast<size_t>(o)]) mask |= uint64_t{1} << x;
+  return mask;
+}
+
+TEST(Tier2, NeverTogetherOpsShareNoValidSubgraph) {
+  const int problems = testing::kInstrumentedBuild ? 60 : 400;
+  int64_t pairs = 0, apart_sets = 0, valid_sets = 0;
+  for (int i = 0; i < problems; ++i) {
+    const Problem problem = testing::RandomProblem(31001 + static_cast<uint64_t>(i), NarrowProblems());
+    const int n = problem.num_ops();
+    for (const CostModes& modes : testing::AllModes()) {
+      SCOPED_TRACE(ModesString(modes) + ": " + ProblemToJson(problem));
+      const CostModel model(problem, modes);
+      const std::vector<std::vector<int>> never = NeverTogether(problem, modes);
+      for (int o = 0; o < n; ++o) {
+        for (int x : never[static_cast<size_t>(o)]) {
+          ASSERT_NE(x, o);
+          const auto& back = never[static_cast<size_t>(x)];
+          ASSERT_NE(std::find(back.begin(), back.end(), o), back.end()) << "not symmetric";
+          if (o < x) ++pairs;
+        }
+      }
+      for (uint64_t mask = 1; mask < (uint64_t{1} << n); ++mask) {
+        bool apart = false;
+        for (int o : OpsOf(mask, n)) apart = apart || (PairMask(never, o) & mask) != 0;
+        auto plan = SubgraphPlan::Create(problem, OpsOf(mask, n));
+        if (!plan.ok()) continue;
+        const bool valid = SomeTileValid(problem, model, *plan);
+        valid_sets += valid;
+        if (!apart) continue;
+        ++apart_sets;
+        EXPECT_FALSE(valid) << "op set " << mask << " holds a NeverTogether pair and has a valid tile";
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+  std::printf("[ T6 ] %d problems x 8 modes: %lld never-together pairs, %lld op sets holding one (none valid), "
+              "%lld valid op sets\n",
+              problems, static_cast<long long>(pairs), static_cast<long long>(apart_sets),
+              static_cast<long long>(valid_sets));
+  EXPECT_GT(pairs, problems / 2);
+  EXPECT_GT(apart_sets, problems);
+  EXPECT_GT(valid_sets, 10 * apart_sets);  // the scan does find valid tiles
+}
+
+TEST(Tier2, ListsTheConnectedOpSetsWithoutANeverTogetherPair) {
+  const int problems = testing::kInstrumentedBuild ? 60 : 400;
+  int64_t listed = 0, dropped = 0;
+  for (int i = 0; i < problems; ++i) {
+    const Problem problem = testing::RandomProblem(31001 + static_cast<uint64_t>(i), NarrowProblems());
+    const int n = problem.num_ops();
+    for (const CostModes& modes : testing::AllModes()) {
+      SCOPED_TRACE(ModesString(modes) + ": " + ProblemToJson(problem));
+      const std::vector<std::vector<int>> never = NeverTogether(problem, modes);
+      std::vector<uint64_t> expected;
+      for (uint64_t mask = 1; mask < (uint64_t{1} << n); ++mask) {
+        if (!SubgraphPlan::Create(problem, OpsOf(mask, n)).ok()) continue;
+        bool apart = false;
+        for (int o : OpsOf(mask, n)) apart = apart || (PairMask(never, o) & mask) != 0;
+        if (apart) {
+          ++dropped;
+        } else {
+          expected.push_back(mask);
+        }
+      }
+      search::PlanCache plans(problem);
+      const search::Budget budget(0, nullptr);
+      search::ContextPricer pricer(problem, modes, plans, budget, 100000);
+      ASSERT_TRUE(pricer.EnumerateOpSets(1000000));
+      std::vector<uint64_t> got;
+      for (const search::OpSet& c : pricer.op_sets()) got.push_back(c.ops);
+      std::sort(got.begin(), got.end());
+      ASSERT_EQ(got, expected);
+      listed += static_cast<int64_t>(got.size());
+    }
+  }
+  std::printf("[ T6 ] %d problems x 8 modes: %lld op sets listed, %lld with a plan dropped\n", problems,
+              static_cast<long long>(listed), static_cast<long long>(dropped));
+  EXPECT_GT(dropped, problems);
 }
 
 // (e) The command.

@@ -89,6 +89,11 @@ double Gap(double latency, double bound);
 // smallest op.
 std::vector<int> LinkComponents(const Problem& problem, const CostModes& modes);
 
+// Lemma T6 (docs/bounds.md, "Tier 2"): per op, the ops it never shares a subgraph with under
+// `modes` because one reads the other's output over an edge no subgraph can hold inside (Lemma
+// M5; the same edges LinkComponents leaves out). Symmetric; empty lists under rules=algebra.
+std::vector<std::vector<int>> NeverTogether(const Problem& problem, const CostModes& modes);
+
 // Lemma V1 (docs/bounds.md, "Cores"): how a tensor may be cut out of the links of Lemma W1.
 //   kKept: its links stay;
 //   kExternalShared (E): two or more readers, and no valid subgraph holds its producer with a

@@ -198,7 +198,7 @@ struct SearchHooks {
 Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& options,
                                const SearchHooks& hooks = {});
 
-// --- Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T5) ---
+// --- Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T6) ---
 
 // How a tier-2 run ended.
 enum class Tier2Status {
@@ -206,8 +206,8 @@ enum class Tier2Status {
   kTimeLimit,        // the time limit or a stop request came first: the best certificate so far
   kSolverFailed,     // the LP solver returned no optimum: the best certificate so far
   kTooManyOps,       // more than 64 ops or tensors: nothing proven (value 0)
-  kTooManyOpSets,    // more than 1,000,000 connected op sets (cores: or 4,096 retention subsets
-                     // of one; tier 2 prices those under Lemma T5)
+  kTooManyOpSets,    // more than 1,000,000 connected op sets, less Lemma T6's (cores: or 4,096
+                     // retention subsets of one; tier 2 prices those under Lemma T5)
   kTooManyContexts,  // more than 20,000,000 subgraph contexts (Tier2Options::max_contexts), also
                      // with Lemma T5's fewest retention subsets: nothing proven
 };
@@ -226,6 +226,10 @@ struct Tier2Options {
   // Above this many subgraph contexts tier 2 lists again under Lemma T5 with 64, then 4,
   // retention subsets per op set, and proves nothing if they are still too many.
   int64_t max_contexts = 20000000;
+  // A quick pass first: the same ladder at this many contexts, for a bound within seconds;
+  // where it went down a level to fit, the levels above are run again at max_contexts if time
+  // is left, and the larger certified value is kept (each is a bound).
+  int64_t quick_contexts = 5000000;
   // For a command that exits right after: the run's subgraph contexts and plans are kept,
   // reachable, until the process ends instead of being freed, which on the largest problems
   // takes a second or more after the time limit (`bound` sets it; compilers do the same with

@@ -5,7 +5,8 @@
 // of those links. Cost: one RoleGraph (the roles and fusable edges of Lemmas M2-M7), then a
 // union-find over the edges and reads. Also Lemma W4 (ComponentLowerBounds): per component, the
 // mixed roofline of mixed_bound.h with its flow restricted to the component, which tier 2 by
-// components (search/split_tier2.cc) counts where its LP cannot price a component. And Lemma V1
+// components (search/split_tier2.cc) counts where its LP cannot price a component; Lemma T6
+// (NeverTogether): the left-out edges, which no op set of tier 2 holds. And Lemma V1
 // (Cores, Pieces): the same links with those through cut tensors left out, whose components
 // are the cores; cost as for W1 plus Lemmas P2-P3 (TileBoundOps).
 #include <algorithm>
@@ -62,6 +63,23 @@ std::vector<int> LinkComponents(const Problem& problem, const CostModes& modes) 
   const bound::ReadLists reads = bound::ReadsOf(problem);
   bound::Components components = Linked(problem, roles, reads, {});
   return Numbered(components, problem.num_ops(), nullptr);
+}
+
+std::vector<std::vector<int>> NeverTogether(const Problem& problem, const CostModes& modes) {
+  const bound::RoleGraph roles(problem, modes);
+  std::vector<std::vector<int>> never(static_cast<size_t>(problem.num_ops()));
+  for (int p = 0; p < problem.num_ops(); ++p) {
+    for (int e : problem.graph().successors(p)) {
+      if (roles.Fusable(p, e)) continue;
+      never[static_cast<size_t>(p)].push_back(e);
+      never[static_cast<size_t>(e)].push_back(p);
+    }
+  }
+  for (auto& ops : never) {
+    std::sort(ops.begin(), ops.end());
+    ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+  }
+  return never;
 }
 
 std::vector<CutKind> AdmissibleCuts(const Problem& problem, const CostModes& modes) {
