@@ -10,12 +10,13 @@
 # race: thousands of false reports, which no narrow suppression can separate from real
 # ones. scripts/tsan.supp lists the remaining suppressions, each explained there.
 #
-# Environment: TSAN_TEST_FILTER (gtest filter, default 'Search*:Strategies*:Property*'),
-# TILESCHED_TSAN_BUILD_DIR (default build-tsan).
+# Environment: TSAN_TEST_FILTER (gtest filter, default
+# 'Search*:Strategies*:Property*:Tier2.SameResultAtAnyThreadCount'), TILESCHED_TSAN_BUILD_DIR
+# (default build-tsan).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${TILESCHED_TSAN_BUILD_DIR:-build-tsan}"
-filter="${TSAN_TEST_FILTER:-Search*:Strategies*:Property*}"
+filter="${TSAN_TEST_FILTER:-Search*:Strategies*:Property*:Tier2.SameResultAtAnyThreadCount}"
 
 # oneTBB with TSan, from the source of the installed version (apt-get source, with private
 # lists so that the system's apt configuration is untouched); about a minute on 2 cores.

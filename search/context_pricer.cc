@@ -216,11 +216,20 @@ double ContextPricer::GridComputeFloor(const OpSet& c, int64_t w, int64_t h) con
 double ContextPricer::FitComputeBound(const OpSet& c, Mask retained, Mask resident) const {
   const SubgraphPlan& plan = *c.plan;
   const GranularityBounds bounds = model_.Bounds(plan);
+  if (bounds.min_w > bounds.max_w || bounds.min_h > bounds.max_h) return kInf;
   const CostModel::HeldSpace held = model_.Held(plan, Ids(retained), Ids(resident));
+  const int64_t width = plan.width(), height = plan.height();
+  // The tile count falls and the floor rises in w and in h (Lemma X10): where the largest tile
+  // fits, it has the fewest tiles.
+  if (FirstStepFloor(c, held, resident, bounds.max_w, bounds.max_h) <= capacity_) {
+    return static_cast<double>(CeilDiv(width, bounds.max_w) * CeilDiv(height, bounds.max_h)) * c.tile_compute;
+  }
   int64_t fewest = -1;
-  for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
+  // Per count of tile columns, its narrowest width only: the same columns, and the tallest tile
+  // that fits beside it is at least as tall as beside any wider one.
+  for (int64_t w = bounds.min_w; w <= bounds.max_w;) {
     // Below min_h nothing fits, and a wider tile holds no less (Lemma X10: nondecreasing in w).
-    if (bounds.min_h > bounds.max_h || FirstStepFloor(c, held, resident, w, bounds.min_h) > capacity_) break;
+    if (FirstStepFloor(c, held, resident, w, bounds.min_h) > capacity_) break;
     // The tallest tile that fits at this width (the floor is nondecreasing in h).
     int64_t lo = bounds.min_h, hi = bounds.max_h;
     while (lo < hi) {
@@ -231,8 +240,11 @@ double ContextPricer::FitComputeBound(const OpSet& c, Mask retained, Mask reside
         hi = mid - 1;
       }
     }
-    const int64_t tiles = CeilDiv(plan.width(), w) * CeilDiv(plan.height(), lo);
+    const int64_t columns = CeilDiv(width, w);
+    const int64_t tiles = columns * CeilDiv(height, lo);
     if (fewest < 0 || tiles < fewest) fewest = tiles;
+    if (columns <= 1) break;
+    w = std::max(w + 1, CeilDiv(width, columns - 1));  // the narrowest width of fewer columns
   }
   return fewest < 0 ? kInf : static_cast<double>(fewest) * c.tile_compute;
 }
@@ -288,6 +300,17 @@ ContextPricer::OrderResult ContextPricer::BestOrder(const SubgraphPlan& plan, co
 }
 
 ContextValue ContextPricer::Price(int index, Mask retained, Mask resident, Pricing mode, double target) {
+  ContextValue value = Evaluate(index, retained, resident, mode, target);
+  Count(value);
+  return value;
+}
+
+void ContextPricer::Count(const ContextValue& value) {
+  if (value.by_classes) ++class_contexts_;
+  if (value.orders_unproven) ++orders_unproven_;
+}
+
+ContextValue ContextPricer::Evaluate(int index, Mask retained, Mask resident, Pricing mode, double target) const {
   const OpSet& c = op_sets_[static_cast<size_t>(index)];
   const SubgraphPlan& plan = *c.plan;
   ContextValue value;
@@ -308,7 +331,7 @@ ContextValue ContextPricer::Price(int index, Mask retained, Mask resident, Prici
 }
 
 void ContextPricer::PriceEveryTile(const OpSet& c, Mask retained, Mask resident, Pricing mode,
-                                   ContextValue* value) {
+                                   ContextValue* value) const {
   const SubgraphPlan& plan = *c.plan;
   const std::vector<int> retained_ids = Ids(retained), resident_ids = Ids(resident);
   const double traffic = LoadStoreBound(c, retained, resident);
@@ -353,7 +376,7 @@ void ContextPricer::PriceEveryTile(const OpSet& c, Mask retained, Mask resident,
       }
     }
   }
-  if (unproven) ++orders_unproven_;
+  value->orders_unproven = unproven;
 }
 
 namespace {
@@ -368,7 +391,7 @@ struct ClassItem {
 }  // namespace
 
 void ContextPricer::PriceByClasses(const OpSet& c, Mask retained, Mask resident, Pricing mode, double target,
-                                   ContextValue* value) {
+                                   ContextValue* value) const {
   const SubgraphPlan& plan = *c.plan;
   const std::vector<int> retained_ids = Ids(retained), resident_ids = Ids(resident);
   const GranularityBounds bounds = model_.Bounds(plan);
@@ -376,7 +399,7 @@ void ContextPricer::PriceByClasses(const OpSet& c, Mask retained, Mask resident,
   const std::vector<DimClass> wc = DimClasses(plan.width(), bounds.min_w, bounds.max_w);
   const std::vector<DimClass> hc = DimClasses(plan.height(), bounds.min_h, bounds.max_h);
   const bool order_matters = OrderMatters(plan, resident);
-  ++class_contexts_;
+  value->by_classes = true;
   // Per k and per kind of grid (one column or more, one row or more): a lower bound on one
   // tile's latency over every order and every tile size, from tiles of 1 x 1 (or the whole
   // extent where there is one tile), so that class (rows, cols, k) costs at least
@@ -442,7 +465,7 @@ void ContextPricer::PriceByClasses(const OpSet& c, Mask retained, Mask resident,
 // context's lb (`lb`: the classes' so far). In mode kLowerOnly, members whose Lemma X8 floor
 // reaches the target are not costed, and the lb is at most the target.
 double ContextPricer::MixedMembers(const OpSet& c, Mask retained, Mask resident, Pricing mode, double target,
-                                   double lb, ContextValue* value) {
+                                   double lb, ContextValue* value) const {
   const SubgraphPlan& plan = *c.plan;
   const std::vector<int> retained_ids = Ids(retained), resident_ids = Ids(resident);
   const GranularityBounds bounds = model_.Bounds(plan);

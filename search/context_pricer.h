@@ -75,6 +75,8 @@ struct ContextValue {
   double lb = std::numeric_limits<double>::infinity();
   double ub = std::numeric_limits<double>::infinity();
   TileChoice choice;
+  bool by_classes = false;       // priced by tile classes (Lemma X7)
+  bool orders_unproven = false;  // kExact: some grid's orders not proven complete (Lemma X2)
 };
 
 enum class Pricing {
@@ -119,6 +121,10 @@ class ContextPricer {
   // classes whose cheap bound reaches `target` are not refined: the lb then stays at least the
   // target, or (kLowerOnly, a mixed plan) is at most it.
   ContextValue Price(int op_set, Mask retained, Mask resident, Pricing mode, double target);
+  // The same without counting it: reads only, so any number of threads may call it at once
+  // (tier 2 prices contexts ahead in parallel); Count(value) counts one it used.
+  ContextValue Evaluate(int op_set, Mask retained, Mask resident, Pricing mode, double target) const;
+  void Count(const ContextValue& value);
 
   // Contexts priced by tile classes; contexts whose orders were not proven complete (kExact).
   int64_t class_contexts() const { return class_contexts_; }
@@ -133,12 +139,12 @@ class ContextPricer {
                         std::span<const int> retained_ids, std::span<const int> resident_ids,
                         ContextValue* value) const;
   // The whole tile space, granularity by granularity (Lemma X1).
-  void PriceEveryTile(const OpSet& c, Mask retained, Mask resident, Pricing mode, ContextValue* value);
+  void PriceEveryTile(const OpSet& c, Mask retained, Mask resident, Pricing mode, ContextValue* value) const;
   // Lemma X7: by classes of tile counts; then, for a mixed plan, the members with a coincidence.
   void PriceByClasses(const OpSet& c, Mask retained, Mask resident, Pricing mode, double target,
-                      ContextValue* value);
+                      ContextValue* value) const;
   double MixedMembers(const OpSet& c, Mask retained, Mask resident, Pricing mode, double target, double lb,
-                      ContextValue* value);
+                      ContextValue* value) const;
   // Lemma X10 for op set c's plan (FirstStepFloor in tile_classes.h).
   int64_t FirstStepFloor(const OpSet& c, const CostModel::HeldSpace& held, Mask resident, int64_t w,
                          int64_t h) const;

@@ -9,13 +9,17 @@
 // component, Lemma W2). The contexts are listed and priced by the context pricer
 // (search/context_pricer.h, mode kLowerOnly), the LP is solved by COIN-OR CLP
 // (search/cover_lp.h), and the sub-problems' tier-1 bounds (Lemma X5) come from the bound module
-// (tilesched/lower_bound.h).
+// (tilesched/lower_bound.h). With several threads the scan, the starting columns and the
+// contexts the raises will most likely cost are computed in parallel (oneTBB), to the values one
+// thread computes (docs/bounds.md, T4).
 #include "tier2.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <memory>
 #include <optional>
@@ -25,6 +29,7 @@
 
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "context_pricer.h"
 #include "cover_lp.h"
@@ -50,6 +55,8 @@ constexpr double kCoverBigCostFactor = 1e6;
 constexpr size_t kCoverChunk = 256;  // suspects whose X5 bounds are computed together
 constexpr int64_t kCoverRoundWork = 256;  // bounds computed per LP round once one is violated
 constexpr size_t kMaxViolatedPerRound = 50;
+// With several threads, the contexts of this many suspects per thread are priced ahead at once.
+constexpr size_t kAheadPerThread = 4;
 
 // One column of the covering LP: a subgraph context (Lemma T3).
 struct Column {
@@ -95,8 +102,22 @@ class CoveringLp {
   double SubproblemBound(int index);
   double ComputeSubproblemBound(int index) const;  // the same, not memoized (thread-safe)
   int64_t PrefetchSubproblemBounds(const std::vector<std::pair<double, size_t>>& suspects, size_t from);
-  // The context's own bound, refined up to `target` at least.
+  // The context's own bound, refined up to `target` at least (priced ahead when it was).
   void CostContext(size_t ci, double target);
+  // Where column ci's bound is raised by its base towards `target` (Lemma X9): the base, the
+  // stores retention saves (seconds), and the target the base is costed to.
+  struct BaseStep {
+    size_t base;
+    double saved, target;
+  };
+  BaseStep BaseOf(size_t ci, double target) const;
+  // The column's price were its best bound `known` (Price(ci) is PriceOf(ci, known_[ci])).
+  double PriceOf(size_t ci, double known) const;
+  // Prices in parallel, into ahead_, the contexts that the suspects [from, from + count) will
+  // most likely cost (their bases first, then their own); RaiseSuspects then takes them from
+  // there, so its results are the sequential ones.
+  void PriceAhead(const std::vector<std::pair<double, size_t>>& suspects, size_t from, size_t count);
+  void PriceInParallel(std::vector<std::pair<size_t, double>> requests);
   // One level up, cheapest first, towards `target` (the column's dual sum).
   void Raise(size_t ci, double target);
   // The start: every op alone, nothing resident or retained (a feasible LP).
@@ -107,6 +128,8 @@ class CoveringLp {
   // struck first (lhs_ is then partly stale and this round certifies nothing).
   std::optional<std::vector<std::pair<double, size_t>>> Scan(const std::vector<double>& y,
                                                              const std::vector<double>& z);
+  void ScanColumn(size_t ci, const std::vector<double>& y, const std::vector<double>& z,
+                  std::vector<std::pair<double, size_t>>* suspects);
   // Raises the suspects' bounds until kMaxViolatedPerRound stay violated (or the round's work
   // is done); returns the violated columns.
   std::vector<size_t> RaiseSuspects(const std::vector<std::pair<double, size_t>>& suspects);
@@ -130,12 +153,17 @@ class CoveringLp {
   std::vector<double> lhs_;
   std::vector<uint8_t> in_lp_;  // per column: already a column of the LP
   std::vector<double> subproblem_bound_;  // per op set; < 0 until computed
-  int64_t contexts_costed_ = 0, rounds_ = 0;
+  // Contexts priced ahead (PriceAhead): (column, target) -> its value; cleared every round.
+  std::map<std::pair<size_t, double>, ContextValue> ahead_;
+  size_t threads_ = 1;  // the threads the pricing may use
+  int64_t contexts_costed_ = 0, rounds_ = 0, priced_ahead_ = 0, ahead_used_ = 0;
   double proven_ = 0;
 };
 
 Tier2Result CoveringLp::Run() {
   if (!ContextPricer::Fits(problem_)) return Finish(Tier2Status::kTooManyOps, nullptr);
+  threads_ = std::min<size_t>(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
+                              static_cast<size_t>(tbb::this_task_arena::max_concurrency()));
   if (!pricer_.EnumerateOpSets(kMaxCoverOpSets, nullptr, relaxation_.retention_subsets)) {
     return Finish(budget_.Expired() ? Tier2Status::kTimeLimit : Tier2Status::kTooManyOpSets, nullptr);
   }
@@ -281,8 +309,9 @@ void CoveringLp::ListRebates() {
 
 Mask CoveringLp::Held(const Column& col) const { return col.relaxed ? 0 : col.retained; }
 
-double CoveringLp::Price(size_t ci) const {
-  const double known = known_[ci];
+double CoveringLp::Price(size_t ci) const { return PriceOf(ci, known_[ci]); }
+
+double CoveringLp::PriceOf(size_t ci, double known) const {
   if (rebate_.empty() || rebate_[ci] == 0 || !std::isfinite(known)) return known;
   const double floor = columns_[ci].relaxed ? relaxed_floor_[ci] : 0.0;
   return std::max(floor, known - rebate_[ci] - 1e-12 * (known + rebate_[ci]));
@@ -347,7 +376,9 @@ int64_t CoveringLp::PrefetchSubproblemBounds(const std::vector<std::pair<double,
   std::sort(todo.begin(), todo.end());
   todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
   std::vector<double> values(todo.size());
-  tbb::parallel_for(size_t{0}, todo.size(), [&](size_t i) { values[i] = ComputeSubproblemBound(todo[i]); });
+  tbb::this_task_arena::isolate([&] {  // as in PriceInParallel
+    tbb::parallel_for(size_t{0}, todo.size(), [&](size_t i) { values[i] = ComputeSubproblemBound(todo[i]); });
+  });
   for (size_t i = 0; i < todo.size(); ++i) subproblem_bound_[static_cast<size_t>(todo[i])] = values[i];
   return static_cast<int64_t>(todo.size());
 }
@@ -356,11 +387,88 @@ int64_t CoveringLp::PrefetchSubproblemBounds(const std::vector<std::pair<double,
 void CoveringLp::CostContext(size_t ci, double target) {
   if (level_[ci] == kContextCosted && cut_[ci] >= target) return;
   const Column& col = columns_[ci];
-  const ContextValue value = pricer_.Price(col.op_set, Held(col), col.resident, Pricing::kLowerOnly, target);
+  ContextValue value;
+  if (const auto it = ahead_.find({ci, target}); it != ahead_.end()) {
+    value = it->second;
+    pricer_.Count(value);
+    ahead_.erase(it);
+    ++ahead_used_;
+  } else {
+    value = pricer_.Price(col.op_set, Held(col), col.resident, Pricing::kLowerOnly, target);
+  }
   known_[ci] = std::max(known_[ci], value.lb);
   cut_[ci] = target;
   level_[ci] = kContextCosted;
   ++contexts_costed_;
+}
+
+CoveringLp::BaseStep CoveringLp::BaseOf(size_t ci, double target) const {
+  // Lemma X9: retaining r saves at most the stores of its sinks that are not graph outputs.
+  const Column& col = columns_[ci];
+  const OpSet& c = pricer_.op_set(col.op_set);
+  int64_t saved = 0;
+  for (int t : Ids(col.retained & c.sinks & ~c.output_sinks)) saved += problem_.tensor(t).size();
+  const double s = static_cast<double>(saved) / bandwidth_;
+  // A base cut exactly at target + s would leave the column a rounding short of target.
+  return {base_[ci], s, (target + s) * (1 + 1e-10)};
+}
+
+void CoveringLp::PriceInParallel(std::vector<std::pair<size_t, double>> requests) {
+  std::sort(requests.begin(), requests.end());
+  requests.erase(std::unique(requests.begin(), requests.end()), requests.end());
+  std::erase_if(requests, [this](const auto& r) { return ahead_.count(r) != 0; });
+  std::vector<ContextValue> values(requests.size());
+  // Isolated: a thread waiting here takes no other task (under the split, another component's
+  // whole LP), so this round does not wait for that LP to end.
+  tbb::this_task_arena::isolate([&] {
+    tbb::parallel_for(size_t{0}, requests.size(), [&](size_t i) {
+      const Column& col = columns_[requests[i].first];
+      values[i] = pricer_.Evaluate(col.op_set, Held(col), col.resident, Pricing::kLowerOnly, requests[i].second);
+    });
+  });
+  for (size_t i = 0; i < requests.size(); ++i) ahead_.emplace(requests[i], values[i]);
+  priced_ahead_ += static_cast<int64_t>(requests.size());
+}
+
+// What Raise would cost for each suspect, from what is known now: its base where its X5 does
+// not reach its bracket, then itself where its base (priced ahead) would not either. A guess
+// only: a context priced ahead but not used costs time, never a value (CostContext takes a
+// value from ahead_ only for the same column and target, and Evaluate is a pure function of
+// them).
+void CoveringLp::PriceAhead(const std::vector<std::pair<double, size_t>>& suspects, size_t from, size_t count) {
+  const size_t end = std::min(suspects.size(), from + count);
+  std::vector<std::pair<size_t, double>> bases, own;
+  std::vector<double> guess(end - from);
+  for (size_t i = from; i < end; ++i) {
+    const size_t ci = suspects[i].second;
+    const Column& col = columns_[ci];
+    double v = known_[ci] < 0 ? Cheap(col) : known_[ci];
+    if (level_[ci] == kCheap && Plain(col) && subproblem_bound_[static_cast<size_t>(col.op_set)] >= 0) {
+      v = std::max(v, subproblem_bound_[static_cast<size_t>(col.op_set)]);
+    }
+    guess[i - from] = v;
+    if (level_[ci] >= kBaseApplied || base_[ci] == ci || lhs_[ci] <= PriceOf(ci, v)) continue;
+    const BaseStep step = BaseOf(ci, Target(ci));
+    if (level_[step.base] == kContextCosted && cut_[step.base] >= step.target) continue;
+    bases.emplace_back(step.base, step.target);
+  }
+  PriceInParallel(std::move(bases));
+  for (size_t i = from; i < end; ++i) {
+    const size_t ci = suspects[i].second;
+    const double target = Target(ci);
+    if (level_[ci] == kContextCosted && cut_[ci] >= target) continue;
+    double v = guess[i - from];
+    if (level_[ci] < kBaseApplied && base_[ci] != ci) {
+      const BaseStep step = BaseOf(ci, target);
+      double base = known_[step.base];
+      if (const auto it = ahead_.find({step.base, step.target}); it != ahead_.end()) {
+        base = std::max(base, it->second.lb);
+      }
+      v = std::max(v, base - step.saved - 1e-12 * (base + step.saved));
+    }
+    if (lhs_[ci] > PriceOf(ci, v)) own.emplace_back(ci, target);
+  }
+  PriceInParallel(std::move(own));
 }
 
 void CoveringLp::Raise(size_t ci, double target) {
@@ -376,11 +484,9 @@ void CoveringLp::Raise(size_t ci, double target) {
     level_[ci] = kBaseApplied;
     const size_t bi = base_[ci];
     if (bi == ci) return;
-    // Lemma X9: retaining r saves at most the stores of its sinks that are not graph outputs.
     const OpSet& c = pricer_.op_set(col.op_set);
-    int64_t saved = 0;
-    for (int t : Ids(col.retained & c.sinks & ~c.output_sinks)) saved += problem_.tensor(t).size();
-    const double s = static_cast<double>(saved) / bandwidth_;
+    const BaseStep step = BaseOf(ci, target);
+    const double s = step.saved;
     if (known_[bi] < 0) known_[bi] = Cheap(columns_[bi]);
     if (level_[bi] == kCheap) {  // its X5 first, where it applies (nothing retained)
       level_[bi] = kSubproblemTried;
@@ -388,8 +494,7 @@ void CoveringLp::Raise(size_t ci, double target) {
         known_[bi] = std::max(known_[bi], SubproblemBound(col.op_set));
       }
     }
-    // A base cut exactly at target + s would leave the column a rounding short of target.
-    CostContext(bi, (target + s) * (1 + 1e-10));
+    CostContext(bi, step.target);
     v = std::max(v, known_[bi] - s - 1e-12 * (known_[bi] + s));
     return;
   }
@@ -399,6 +504,16 @@ void CoveringLp::Raise(size_t ci, double target) {
 void CoveringLp::AddSingletons(CoverLp* lp) {
   std::vector<size_t> singletons;
   double finite = 0;
+  if (threads_ > 1) {  // each is costed in full (its own base): priced ahead in parallel
+    std::vector<std::pair<size_t, double>> requests;
+    for (size_t ci = 0; ci < columns_.size(); ++ci) {
+      const Column& col = columns_[ci];
+      if (std::popcount(pricer_.op_set(col.op_set).ops) == 1 && col.retained == 0 && col.resident == 0) {
+        requests.emplace_back(ci, kInf);
+      }
+    }
+    PriceInParallel(std::move(requests));
+  }
   for (size_t ci = 0; ci < columns_.size(); ++ci) {
     const Column& col = columns_[ci];
     if (std::popcount(pricer_.op_set(col.op_set).ops) != 1 || col.retained != 0 || col.resident != 0) continue;
@@ -411,34 +526,56 @@ void CoveringLp::AddSingletons(CoverLp* lp) {
     const double cost = std::isfinite(known_[ci]) ? Price(ci) : kCoverBigCostFactor * (1 + finite);
     lp->AddColumn(pricer_.op_set(columns_[ci].op_set).ops, 0, 0, cost);
   }
+  ahead_.clear();
+  priced_ahead_ = ahead_used_ = 0;  // the counts are the raises' (these are always used)
+}
+
+// Column ci's bracket under duals (y, z) into lhs_, and the column into `suspects` if its known
+// bound is below it (reads and writes column ci's entries only).
+void CoveringLp::ScanColumn(size_t ci, const std::vector<double>& y, const std::vector<double>& z,
+                            std::vector<std::pair<double, size_t>>* suspects) {
+  const Column& col = columns_[ci];
+  // In long double: a sum of at most 128 terms is then off by less than 128 x 2^-64 of the
+  // sum of the terms' magnitudes; the bracket is raised by 1e-15 of it (Lemma T2).
+  long double v = 0, magnitude = 0;
+  for (Mask m = pricer_.op_set(col.op_set).ops; m; m &= m - 1) v += y[static_cast<size_t>(std::countr_zero(m))];
+  for (Mask m = col.retained; m; m &= m - 1) v += z[static_cast<size_t>(std::countr_zero(m))];
+  magnitude = v;  // every term so far is >= 0
+  for (Mask m = col.resident & ~relaxation_.free_resident; m; m &= m - 1) {
+    v -= z[static_cast<size_t>(std::countr_zero(m))];
+    magnitude += z[static_cast<size_t>(std::countr_zero(m))];
+  }
+  // Rounded up to a double (never below the long double value).
+  const long double raised = v + 1e-15L * magnitude;
+  double bracket = static_cast<double>(raised);
+  if (static_cast<long double>(bracket) < raised) bracket = std::nextafter(bracket, kInf);
+  lhs_[ci] = bracket;
+  if (bracket <= 0) return;  // every bound is at least 0
+  if (known_[ci] < 0) known_[ci] = Cheap(col);
+  if (bracket > Price(ci)) suspects->emplace_back(Price(ci) - bracket, ci);
 }
 
 std::optional<std::vector<std::pair<double, size_t>>> CoveringLp::Scan(const std::vector<double>& y,
                                                                       const std::vector<double>& z) {
+  // Blocks of columns in parallel (oneTBB), each into its own list, joined in block order. The
+  // first scan prices millions of columns (Cheap): the time limit is checked per block too.
+  constexpr size_t kBlock = 512;
+  const size_t blocks = (columns_.size() + kBlock - 1) / kBlock;
+  std::vector<std::vector<std::pair<double, size_t>>> found(blocks);
+  std::atomic<bool> expired = false;
+  tbb::this_task_arena::isolate([&] {  // as in PriceInParallel
+    tbb::parallel_for(size_t{0}, blocks, [&](size_t b) {
+      if (expired.load(std::memory_order_relaxed) || budget_.Expired()) {
+        expired = true;
+        return;
+      }
+      const size_t end = std::min(columns_.size(), (b + 1) * kBlock);
+      for (size_t ci = b * kBlock; ci < end; ++ci) ScanColumn(ci, y, z, &found[b]);
+    });
+  });
+  if (expired) return std::nullopt;
   std::vector<std::pair<double, size_t>> suspects;
-  for (size_t ci = 0; ci < columns_.size(); ++ci) {
-    // The first scan prices millions of columns (Cheap): the time limit is checked here too.
-    if ((ci & 4095) == 4095 && budget_.Expired()) return std::nullopt;
-    const Column& col = columns_[ci];
-    // In long double: a sum of at most 128 terms is then off by less than 128 x 2^-64 of the
-    // sum of the terms' magnitudes; the bracket is raised by 1e-15 of it (Lemma T2).
-    long double v = 0, magnitude = 0;
-    for (Mask m = pricer_.op_set(col.op_set).ops; m; m &= m - 1) v += y[static_cast<size_t>(std::countr_zero(m))];
-    for (Mask m = col.retained; m; m &= m - 1) v += z[static_cast<size_t>(std::countr_zero(m))];
-    magnitude = v;  // every term so far is >= 0
-    for (Mask m = col.resident & ~relaxation_.free_resident; m; m &= m - 1) {
-      v -= z[static_cast<size_t>(std::countr_zero(m))];
-      magnitude += z[static_cast<size_t>(std::countr_zero(m))];
-    }
-    // Rounded up to a double (never below the long double value).
-    const long double raised = v + 1e-15L * magnitude;
-    double bracket = static_cast<double>(raised);
-    if (static_cast<long double>(bracket) < raised) bracket = std::nextafter(bracket, kInf);
-    lhs_[ci] = bracket;
-    if (bracket <= 0) continue;  // every bound is at least 0
-    if (known_[ci] < 0) known_[ci] = Cheap(col);
-    if (bracket > Price(ci)) suspects.emplace_back(Price(ci) - bracket, ci);
-  }
+  for (auto& f : found) suspects.insert(suspects.end(), f.begin(), f.end());
   // Smaller op sets first (cheaper to bound, and more often truly violated), then the most
   // violated by what is known.
   std::sort(suspects.begin(), suspects.end(), [&](const auto& a, const auto& b) {
@@ -461,12 +598,16 @@ std::vector<size_t> CoveringLp::RaiseSuspects(const std::vector<std::pair<double
       break;
     }
     if (next % kCoverChunk == 0) work += PrefetchSubproblemBounds(suspects, next);
+    if (threads_ > 1 && next % (kAheadPerThread * threads_) == 0) {
+      PriceAhead(suspects, next, kAheadPerThread * threads_);
+    }
     const size_t ci = suspects[next].second;
     const int64_t costed_before = contexts_costed_;
     while (lhs_[ci] > Price(ci) && (level_[ci] < kContextCosted || cut_[ci] < Target(ci))) Raise(ci, Target(ci));
     work += contexts_costed_ - costed_before;
     if (lhs_[ci] > Price(ci) * (1 + 1e-9)) violated.push_back(ci);
   }
+  ahead_.clear();  // the next round's targets differ
   return violated;
 }
 
@@ -478,6 +619,8 @@ Tier2Result CoveringLp::Finish(Tier2Status status, const CoverLp* lp) {
   result.op_sets = static_cast<int64_t>(pricer_.op_sets().size());
   result.contexts = static_cast<int64_t>(columns_.size());
   result.contexts_costed = contexts_costed_;
+  result.priced_ahead = priced_ahead_;
+  result.ahead_used = ahead_used_;
   result.class_contexts = pricer_.class_contexts();
   result.lp_rounds = rounds_;
   result.lp_columns = lp != nullptr ? lp->num_columns() : 0;
@@ -597,7 +740,11 @@ std::string Tier2Summary(const Tier2Result& result) {
   return std::to_string(result.op_sets) + " op sets" + relaxed + ", " + std::to_string(result.contexts) +
          " subgraph contexts, " +
          std::to_string(result.contexts_costed) + " costed (" + std::to_string(result.class_contexts) +
-         " by tile classes), " + std::to_string(result.lp_rounds) + " LP rounds, " +
+         " by tile classes" +
+         (result.priced_ahead == 0 ? std::string()
+                                   : ", " + std::to_string(result.priced_ahead) + " priced ahead in parallel, " +
+                                         std::to_string(result.ahead_used) + " of them used") +
+         "), " + std::to_string(result.lp_rounds) + " LP rounds, " +
          std::to_string(result.lp_columns) + " columns; " + Tier2StatusName(result.status) + ", bound " +
          std::to_string(result.value);
 }

@@ -682,6 +682,33 @@ TEST(CliBoundText, BoundTimeLimitIsTier2sAndNotNegative) {
   EXPECT_NE(schedule.err.find("--time-limit must not be negative"), std::string::npos) << schedule.err;
 }
 
+// --threads is tier 2's (and the split's and the cores'): alone, or out of range, it is a usage
+// error; with --tier2 the value is that of the default threads (Tier2.SameResultAtAnyThreadCount
+// checks the library to the last bit).
+TEST(CliBoundText, BoundThreadsAreTier2sAndInRange) {
+  const ScratchDir dir("cli_bound_threads");
+  const ToolRun alone = Tilesched({"bound", Benchmark(4), "--threads", "2"}, dir);
+  EXPECT_EQ(alone.code, 2);
+  EXPECT_NE(alone.err.find("--threads is for --tier2, --split and --cores"), std::string::npos) << alone.err;
+  const ToolRun negative = Tilesched({"bound", Benchmark(4), "--tier2", "--threads", "-1"}, dir);
+  EXPECT_EQ(negative.code, 2);
+  EXPECT_NE(negative.err.find("--threads must be in [0, 1024]"), std::string::npos) << negative.err;
+  const ToolRun one = Tilesched({"bound", Benchmark(4), "--tier2", "--threads", "1", "--time-limit", "0"}, dir);
+  const ToolRun two = Tilesched({"bound", Benchmark(4), "--tier2", "--threads", "2", "--time-limit", "0"}, dir);
+  ASSERT_EQ(one.code, 0) << one.err;
+  ASSERT_EQ(two.code, 0) << two.err;
+  // Converged, at docs/bounds.md's 14,426.4 (tier 1: 13,926.4), the same line at both counts but
+  // for what was priced ahead.
+  const std::string line =
+      "tier 2:   14426.4 (covering LP; 27 op sets, 383 subgraph contexts, 89 costed (89 by tile classes";
+  EXPECT_NE(one.out.find(line + "), 3 LP rounds, 63 columns; converged, bound 14426.399986)"), std::string::npos)
+      << one.out;
+  EXPECT_NE(two.out.find(line + ", "), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find(" priced ahead in parallel, "), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("), 3 LP rounds, 63 columns; converged, bound 14426.399986)"), std::string::npos)
+      << two.out;
+}
+
 }  // namespace
 }  // namespace tilesched
 

@@ -17,11 +17,17 @@
 //       after a quick pass that had to relax, lists them in full;
 //   (g) Lemma T6: two ops NeverTogether names share no op set that SubgraphPlan and
 //       CheckGranularity admit at any tile (every w, h, k scanned, in all 8 modes), and the
-//       listing holds exactly the connected op sets with a plan and no such pair.
+//       listing holds exactly the connected op sets with a plan and no such pair;
+//   (h) threads: on random problems (natives 2-4, and natives of 32 through tile classes) the
+//       run at two and three threads, which prices contexts ahead in parallel and scans the
+//       columns in blocks of 512, ends with exactly the value and the counts of one thread; and Lemma
+//       X8 b's fit (ContextPricer::FitComputeBound, which skips widths) equals the scan of every
+//       tile size it stands for.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +45,7 @@
 #include "tilesched/cost_model.h"
 #include "tilesched/evaluate.h"
 #include "tilesched/file_util.h"
+#include "tilesched/grid.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
 #include "tilesched/search.h"
@@ -120,6 +127,21 @@ TEST(Tier2, BelowBruteForceOptimumOnRandomProblems) {
   }
 }
 
+// Natives of 32: contexts of more than 4,096 tiles, priced by tile classes (Lemma X7).
+testing::RandomProblemOptions LargeTileProblems() {
+  testing::RandomProblemOptions options;
+  options.min_ops = 3;
+  options.max_ops = 6;
+  options.natives = {32};
+  options.dims = {16, 32, 48, 80};
+  options.min_capacity = 64;
+  options.min_capacity_fraction = 0.03;
+  options.max_capacity_fraction = 1.2;
+  options.bandwidths = {0.05, 0.25, 1, 4};
+  options.cost_units = {1, 4, 16};
+  return options;
+}
+
 // (a') Natives of 32: contexts with more than 4,096 tiles take the tile-class path of Lemma X7
 // (the enumerator cannot search these). Tier 2 is at most the latency of the best schedule a
 // short beam finds (re-scored by Evaluate()), and the class path is taken in some runs.
@@ -128,17 +150,7 @@ TEST(Tier2, BelowFoundSchedulesOnLargeTiles) {
   const std::vector<CostModes> modes = testing::AllModes();
   int64_t runs = 0, by_classes = 0, above_tier1 = 0;
   for (uint64_t seed = 9001; seed < 9001 + static_cast<uint64_t>(wanted); ++seed) {
-    testing::RandomProblemOptions options;
-    options.min_ops = 3;
-    options.max_ops = 6;
-    options.natives = {32};
-    options.dims = {16, 32, 48, 80};
-    options.min_capacity = 64;
-    options.min_capacity_fraction = 0.03;
-    options.max_capacity_fraction = 1.2;
-    options.bandwidths = {0.05, 0.25, 1, 4};
-    options.cost_units = {1, 4, 16};
-    const Problem problem = testing::RandomProblem(seed, options);
+    const Problem problem = testing::RandomProblem(seed, LargeTileProblems());
     for (size_t mi = seed % 2; mi < modes.size(); mi += 2) {  // four modes per problem
       SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(modes[mi]));
       const search::Tier2Result tier2 = Tier2(problem, modes[mi]);
@@ -541,6 +553,114 @@ TEST(Tier2, ListsTheConnectedOpSetsWithoutANeverTogetherPair) {
   std::printf("[ T6 ] %d problems x 8 modes: %lld op sets listed, %lld with a plan dropped\n", problems,
               static_cast<long long>(listed), static_cast<long long>(dropped));
   EXPECT_GT(dropped, problems);
+}
+
+// (h) The same run at 1, 2 and 3 threads (contexts priced ahead in parallel: their values are
+// those one thread computes, so every count is the same too).
+TEST(Tier2, SameResultAtAnyThreadCount) {
+  // oneTBB runs at most as many threads as the machine has: with one, nothing is parallel.
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one hardware thread";
+  const int wanted = testing::kInstrumentedBuild ? 12 : 120;
+  const int large_tiles = testing::kInstrumentedBuild ? 2 : 8;
+  int64_t runs = 0, priced_ahead = 0, used = 0, by_classes = 0, blocks = 0;
+  auto check = [&](const Problem& problem, const CostModes& modes) {
+    SCOPED_TRACE(ModesString(modes) + ": " + ProblemToJson(problem));
+    search::Tier2Options options;
+    options.modes = modes;
+    options.threads = 1;
+    const search::Tier2Result one = search::Tier2Bound(problem, options);
+    EXPECT_EQ(one.priced_ahead, 0);
+    for (int threads : {2, 3}) {
+      options.threads = threads;
+      const search::Tier2Result many = search::Tier2Bound(problem, options);
+      EXPECT_EQ(many.status, one.status);
+      EXPECT_EQ(many.value, one.value);  // bit for bit
+      EXPECT_EQ(many.contexts, one.contexts);
+      EXPECT_EQ(many.contexts_costed, one.contexts_costed);
+      EXPECT_EQ(many.class_contexts, one.class_contexts);
+      EXPECT_EQ(many.lp_rounds, one.lp_rounds);
+      EXPECT_EQ(many.lp_columns, one.lp_columns);
+      EXPECT_LE(many.ahead_used, many.priced_ahead);
+      EXPECT_LE(many.ahead_used, many.contexts_costed);
+      priced_ahead += many.priced_ahead;
+      used += many.ahead_used;
+    }
+    by_classes += one.class_contexts > 0;
+    blocks += one.contexts > 512;  // the scan runs on several blocks of 512 columns
+    ++runs;
+  };
+  const std::vector<CostModes> modes = testing::AllModes();
+  for (uint64_t seed = 5001; seed < 5001 + static_cast<uint64_t>(wanted); ++seed) {
+    check(testing::RandomProblem(seed, testing::BoundProblemOptions(seed)), modes[seed % modes.size()]);
+  }
+  for (uint64_t seed = 9001; seed < 9001 + static_cast<uint64_t>(large_tiles); ++seed) {
+    check(testing::RandomProblem(seed, LargeTileProblems()), modes[seed % modes.size()]);
+  }
+  std::printf("[ threads ] %lld runs at 1, 2 and 3 threads (%lld through tile classes, %lld scanned in several "
+              "blocks): %lld contexts priced ahead of the raises, %lld of them used\n",
+              static_cast<long long>(runs), static_cast<long long>(by_classes), static_cast<long long>(blocks),
+              static_cast<long long>(priced_ahead), static_cast<long long>(used));
+  EXPECT_GT(used, runs);  // the look-ahead is the path tested (the starting columns are not counted)
+  EXPECT_GT(by_classes, 0);
+  EXPECT_GT(blocks, 0);
+}
+
+// (h) Lemma X8 b: the fewest tiles of a fitting first step, against every (w, h) it stands for.
+TEST(Tier2, FitComputeBoundEqualsTheScanOfEveryTileSize) {
+  const int problems = testing::kInstrumentedBuild ? 40 : 400;
+  int64_t contexts = 0, finite = 0, largest_too_large = 0;
+  for (int i = 0; i < problems; ++i) {
+    const uint64_t seed = 7001 + static_cast<uint64_t>(i);
+    testing::RandomProblemOptions options = testing::BoundProblemOptions(seed);
+    if (i % 4 == 0) options.natives = {32};  // wide ranges of w and h: the skipped widths matter
+    if (i % 4 == 0) options.dims = {16, 32, 48, 80};
+    const Problem problem = testing::RandomProblem(seed, options);
+    const CostModes modes = testing::AllModes()[seed % 8];
+    SCOPED_TRACE(ModesString(modes) + ": " + ProblemToJson(problem));
+    search::PlanCache plans(problem);
+    const search::Budget budget(0, nullptr);
+    search::ContextPricer pricer(problem, modes, plans, budget, 100000);
+    if (!pricer.EnumerateOpSets(1000000)) continue;
+    const CostModel model(problem, modes);
+    const int64_t capacity = problem.hardware().fast_memory_capacity;
+    for (const search::OpSet& c : pricer.op_sets()) {
+      const SubgraphPlan& plan = *c.plan;
+      const GranularityBounds bounds = model.Bounds(plan);
+      // Resident: nothing, or every external input; retained: each subset enumerated.
+      for (const uint64_t resident : {uint64_t{0}, c.external}) {
+        for (const uint64_t retained : c.retention) {
+          const CostModel::HeldSpace held = model.Held(plan, search::Ids(retained), search::Ids(resident));
+          int64_t fewest = -1;
+          for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {
+            for (int64_t h = bounds.min_h; h <= bounds.max_h; ++h) {
+              if (search::FirstStepFloor(c.first_slices, held, resident, plan.width(), plan.height(), w, h) >
+                  capacity) {
+                continue;
+              }
+              const int64_t tiles = CeilDiv(plan.width(), w) * CeilDiv(plan.height(), h);
+              if (fewest < 0 || tiles < fewest) fewest = tiles;
+            }
+          }
+          const double expected = fewest < 0 ? std::numeric_limits<double>::infinity()
+                                             : static_cast<double>(fewest) * c.tile_compute;
+          ASSERT_EQ(pricer.FitComputeBound(c, retained, resident), expected)
+              << "op set " << c.ops << ", retained " << retained << ", resident " << resident;
+          ++contexts;
+          finite += fewest >= 0;
+          // A tile fits, not the largest: the widths are walked (and skipped).
+          largest_too_large += fewest >= 0 && search::FirstStepFloor(c.first_slices, held, resident, plan.width(),
+                                                                      plan.height(), bounds.max_w, bounds.max_h) >
+                                                  capacity;
+        }
+      }
+    }
+  }
+  std::printf("[ X8 b ] %d problems: %lld contexts, %lld with a fitting tile (%lld of them not the largest)\n",
+              problems, static_cast<long long>(contexts), static_cast<long long>(finite),
+              static_cast<long long>(largest_too_large));
+  EXPECT_GT(finite, problems);
+  EXPECT_GT(largest_too_large, problems / 4);
+  EXPECT_GT(contexts - finite, 0);  // and some where nothing fits
 }
 
 // (e) The command.

@@ -215,7 +215,7 @@ enum class Tier2Status {
 struct Tier2Options {
   CostModes modes;
   double time_limit = 0;  // seconds; 0: until the LP converges
-  int threads = 0;        // 0: all hardware threads (the sub-problems' tier-1 bounds run in parallel)
+  int threads = 0;        // 0: all hardware threads (sub-problem bounds and contexts priced in parallel)
   const std::atomic<bool>* stop = nullptr;  // set to end the run early (a valid bound all the same)
   int64_t max_tile_configs = SearchOptions{}.exact_max_tile_configs;  // as in SearchOptions
   // Lemma T5 (docs/bounds.md): an op set with more fitting retention subsets than this is priced
@@ -249,11 +249,15 @@ struct Tier2Result {
   int64_t op_sets = 0, contexts = 0, contexts_costed = 0, class_contexts = 0, lp_rounds = 0, lp_columns = 0;
   // Op sets priced under Lemma T5 (too many retention subsets to list).
   int64_t relaxed_op_sets = 0;
+  // With more than one thread: contexts priced ahead of the raises in parallel, and how many of
+  // them the run used (the others cost time only; the value and the counts above are those of
+  // one thread). The starting columns, each op alone, are priced in parallel too, uncounted.
+  int64_t priced_ahead = 0, ahead_used = 0;
 };
 
 // Tier 2 on any problem (some of whose ops may fit only fused): column generation over every
 // subgraph context, with a certificate checked against every column. Deterministic for a given
-// problem and modes when it converges.
+// problem and modes when it converges, at any thread count.
 Tier2Result Tier2Bound(const Problem& problem, const Tier2Options& options);
 
 // One line on what a run did ("27 op sets, 383 subgraph contexts, ...; converged, bound

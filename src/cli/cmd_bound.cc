@@ -92,6 +92,8 @@ int RunBound(int argc, char** argv, int first) {
   options.push_back({"time-limit", "SEC", "budget of --tier2, --split and --cores in seconds, each (default 120; "
                      "0: until it converges); a run stopped by it or by SIGINT/SIGTERM still reports a "
                      "valid bound"});
+  options.push_back({"threads", "N", "worker threads of --tier2, --split and --cores (default: all cores); "
+                     "the bound does not depend on it"});
   Args args("bound", "PROBLEM.json [--json] [--tier2] [--split [--schedule SOL.json]] [--cores C]",
             "Prints a lower bound on the total latency of every valid schedule of PROBLEM.json\n"
             "under the chosen modes: the largest of its parts, each printed below: compute (every\n"
@@ -132,6 +134,12 @@ int RunBound(int argc, char** argv, int first) {
   auto limit = args.GetDouble("time-limit", 120);
   if (!limit.ok()) return Fail("bound", limit.status().message(), kExitUsage);
   if (*limit < 0) return Fail("bound", "--time-limit must not be negative", kExitUsage);
+  if (args.Has("threads") && !args.Has("tier2") && !args.Has("split") && !args.Has("cores")) {
+    return Fail("bound", "--threads is for --tier2, --split and --cores (tier 1 runs on one thread)", kExitUsage);
+  }
+  auto threads = args.GetInt("threads", 0);
+  if (!threads.ok()) return Fail("bound", threads.status().message(), kExitUsage);
+  if (*threads < 0 || *threads > 1024) return Fail("bound", "--threads must be in [0, 1024]", kExitUsage);
   std::vector<std::string> warnings;
   auto problem = LoadProblem(args.positional()[0], &warnings);
   if (!problem.ok()) return Fail("bound", problem.status().message(), kExitUsage);
@@ -147,6 +155,7 @@ int RunBound(int argc, char** argv, int first) {
   search::Tier2Options tier2_options;
   tier2_options.modes = *modes;
   tier2_options.time_limit = *limit;
+  tier2_options.threads = static_cast<int>(*threads);
   tier2_options.stop = &StopFlag();
   tier2_options.keep_until_exit = true;  // freeing a large run's contexts would outlast the limit
   if (args.Has("tier2") || args.Has("split") || core_cuts) InstallStopSignals(SecondSignal::kKeepStopping);
