@@ -2,7 +2,7 @@
 // `tilesched bound --tier2` runs it) on the contest benchmarks that tier 1 does not prove optimal and
 // that it covers (at most 64 ops), one run each, at one and at two threads (the columns scanned
 // in blocks and the contexts priced ahead in parallel; the values are the same). These take
-// seconds, not milliseconds (benchmark 8 about 30 s, 5 about 100 s at one thread), hence a
+// seconds, not milliseconds (benchmark 8 about 45 s, 5 about 120 s at one thread), hence a
 // binary of their own beside bound_bench.
 //
 // BM_TierTwo/N/T: benchmark N at T threads; counters: "bound" the certified value,
