@@ -8,8 +8,10 @@
 #include <cmath>
 #include <numeric>
 #include <tuple>
+#include <unordered_set>
 #include <utility>
 
+#include "symmetry.h"
 #include "tilesched/grid.h"
 #include "tilesched/lower_bound.h"
 
@@ -100,6 +102,36 @@ bool ConnectedSets(const std::vector<Mask>& adjacent, const std::vector<Mask>& n
   return !overflow;
 }
 
+// Lemma T7: one connected op set per orbit of `symmetry`, its representative (Canonical), sorted;
+// the same limits as ConnectedSets. Grown one op at a time from the representatives of the
+// single ops, each set's neighbours added and the result mapped to its representative: every
+// connected set has an op whose removal leaves it connected, and what holds no never pair
+// holds none after that removal, so every orbit is reached from a smaller one's representative
+// (an automorphism keeps adjacency and never pairs).
+template <typename Expired>
+bool CanonicalConnectedSets(const std::vector<Mask>& adjacent, const std::vector<Mask>& never,
+                            const Symmetry& symmetry, int64_t max_sets, Expired&& expired, std::vector<Mask>* sets) {
+  std::unordered_set<Mask> seen;
+  auto add = [&](Mask set) {
+    const Mask c = symmetry.Canonical(set);
+    if (seen.insert(c).second) sets->push_back(c);
+  };
+  for (int v = 0; v < static_cast<int>(adjacent.size()); ++v) add(Mask{1} << v);
+  for (size_t i = 0; i < sets->size(); ++i) {
+    if (static_cast<int64_t>(sets->size()) > max_sets || (i % 1024 == 1023 && expired())) return false;
+    const Mask set = (*sets)[i];
+    Mask grow = 0;
+    for (Mask m = set; m; m &= m - 1) grow |= adjacent[static_cast<size_t>(std::countr_zero(m))];
+    for (grow &= ~set; grow; grow &= grow - 1) {
+      const int w = std::countr_zero(grow);
+      if ((never[static_cast<size_t>(w)] & set) == 0) add(set | (Mask{1} << w));
+    }
+  }
+  if (static_cast<int64_t>(sets->size()) > max_sets) return false;
+  std::sort(sets->begin(), sets->end());
+  return true;
+}
+
 }  // namespace
 
 std::vector<int> Ids(Mask mask) {
@@ -127,17 +159,22 @@ ContextPricer::ContextPricer(const Problem& problem, const CostModes& modes, Pla
   }
 }
 
-bool ContextPricer::EnumerateOpSets(int64_t max_sets, const std::vector<Mask>* adjacency, int64_t relax_above) {
+bool ContextPricer::EnumerateOpSets(int64_t max_sets, const std::vector<Mask>* adjacency, int64_t relax_above,
+                                    const Symmetry* symmetry) {
   assert(Fits(problem_));
+  assert(symmetry == nullptr || adjacency == nullptr);
+  op_sets_.clear();
   std::vector<Mask> sets;
   const std::vector<Mask> all = adjacency == nullptr ? Adjacency(problem_) : std::vector<Mask>{};
   std::vector<Mask> never(static_cast<size_t>(problem_.num_ops()), 0);
   const std::vector<std::vector<int>> apart = NeverTogether(problem_, modes_);
   for (size_t o = 0; o < apart.size(); ++o) never[o] = MaskOf(apart[o]);
-  if (!ConnectedSets(adjacency == nullptr ? all : *adjacency, never, max_sets, [this] { return budget_.Expired(); },
-                     &sets)) {
-    return false;
-  }
+  const std::vector<Mask>& links = adjacency == nullptr ? all : *adjacency;
+  auto expired = [this] { return budget_.Expired(); };
+  const bool listed = symmetry != nullptr && !symmetry->trivial()
+                          ? CanonicalConnectedSets(links, never, *symmetry, max_sets, expired, &sets)
+                          : ConnectedSets(links, never, max_sets, expired, &sets);
+  if (!listed) return false;
   bool complete = true;
   for (Mask set : sets) {
     if (budget_.Expired()) return false;

@@ -4,8 +4,9 @@
 // and the tensors resident when it starts (docs/bounds.md, "The exact mode", Lemmas X1-X10).
 //
 // Entry points: ContextPricer(problem, modes, plans, budget, max_tile_configs);
-// EnumerateOpSets(max_sets) lists every connected op set that may be a subgraph (Lemma T6) and
-// its fitting retention subsets (or, for tier 2, the two of Lemma T5 when there are too many);
+// EnumerateOpSets(max_sets) lists every connected op set that may be a subgraph (Lemma T6), or
+// for tier 2 one per orbit of a Symmetry (Lemma T7), and its fitting retention subsets (or, for
+// tier 2, the two of Lemma T5 when there are too many);
 // Price(op_set, retained, resident, mode, target) bounds every configuration of the context,
 // and in the mode kExact also finds the cheapest configuration it can (the `ub` the exact mode's
 // paths are built from). Cheaper bounds for the same contexts: LoadStoreBound (X3),
@@ -26,6 +27,8 @@
 #include "tilesched/schedule.h"
 
 namespace tilesched::search {
+
+class Symmetry;  // search/symmetry.h
 
 // A set of ops or tensors by id (at most 64 of each).
 using Mask = uint64_t;
@@ -102,7 +105,10 @@ class ContextPricer {
   // cores' kept links: search/core_lp.h). With `relax_above` > 0, an op set with more than that
   // many retention subsets is listed with two, nothing and all (OpSet::retention_relaxed, Lemma
   // T5), and does not make the listing incomplete.
-  bool EnumerateOpSets(int64_t max_sets, const std::vector<Mask>* adjacency = nullptr, int64_t relax_above = 0);
+  // With a non-trivial `symmetry` (and no `adjacency`), one op set per orbit, its representative
+  // (Lemma T7).
+  bool EnumerateOpSets(int64_t max_sets, const std::vector<Mask>* adjacency = nullptr, int64_t relax_above = 0,
+                       const Symmetry* symmetry = nullptr);
   const std::vector<OpSet>& op_sets() const { return op_sets_; }
   const OpSet& op_set(int index) const { return op_sets_[static_cast<size_t>(index)]; }
   // Lemma C1 per op.

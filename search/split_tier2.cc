@@ -152,6 +152,7 @@ SplitTier2Result SplitTier2Bound(const Problem& problem, const Tier2Options& opt
     components.back().relaxation.retention_subsets = options.retention_subsets;
     components.back().relaxation.max_contexts = options.max_contexts;
     components.back().relaxation.quick_contexts = options.quick_contexts;
+    components.back().relaxation.symmetry = options.symmetry;
   }
   // Lemma W4: each component's share is also at least its tier-1 mixed-roofline bound.
   const std::vector<double> tier1 = ComponentLowerBounds(problem, options.modes, component_of);

@@ -1,7 +1,9 @@
-// Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T6): column
+// Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T7): column
 // generation over every subgraph context, with a certificate checked against every column; an
 // op set with too many retention subsets is priced once per resident set for all of them
-// (Lemma T5), and too many contexts are listed again that way with fewer subsets.
+// (Lemma T5), and too many contexts are listed again that way with fewer subsets; where the op
+// sets are too many, they are listed up to the problem's interchangeable branches, one per
+// orbit, with the LP's rows summed per orbit (Lemma T7, search/symmetry.h).
 //
 // Entry points: Tier2Bound(problem, options) and Tier2Summary(result) (tilesched/search.h),
 // RunCover(ctx) (search/context.h: the same on the run's budget, as the strategy `cover`), and
@@ -34,6 +36,7 @@
 #include "context_pricer.h"
 #include "cover_lp.h"
 #include "plan_cache.h"
+#include "symmetry.h"
 #include "tilesched/lower_bound.h"
 
 namespace tilesched::search {
@@ -155,6 +158,7 @@ class CoveringLp {
   std::vector<double> subproblem_bound_;  // per op set; < 0 until computed
   // Contexts priced ahead (PriceAhead): (column, target) -> its value; cleared every round.
   std::map<std::pair<size_t, double>, ContextValue> ahead_;
+  Symmetry symmetry_;  // Lemma T7 (trivial: every op set listed)
   size_t threads_ = 1;  // the threads the pricing may use
   int64_t contexts_costed_ = 0, rounds_ = 0, priced_ahead_ = 0, ahead_used_ = 0;
   double proven_ = 0;
@@ -164,9 +168,18 @@ Tier2Result CoveringLp::Run() {
   if (!ContextPricer::Fits(problem_)) return Finish(Tier2Status::kTooManyOps, nullptr);
   threads_ = std::min<size_t>(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
                               static_cast<size_t>(tbb::this_task_arena::max_concurrency()));
-  if (!pricer_.EnumerateOpSets(kMaxCoverOpSets, nullptr, relaxation_.retention_subsets)) {
-    return Finish(budget_.Expired() ? Tier2Status::kTimeLimit : Tier2Status::kTooManyOpSets, nullptr);
+  // Lemma T7: op sets up to the interchangeable branches (always, or where every op set would
+  // be too many), each tensor mask of W2 kept by every automorphism.
+  const Mask kept[] = {relaxation_.free_resident, relaxation_.rebate};
+  if (relaxation_.symmetry == Tier2Symmetry::kAlways) symmetry_ = Symmetry::Find(problem_, kept);
+  bool listed = pricer_.EnumerateOpSets(kMaxCoverOpSets, nullptr, relaxation_.retention_subsets, &symmetry_);
+  if (!listed && relaxation_.symmetry == Tier2Symmetry::kWhenTooMany && !budget_.Expired()) {
+    symmetry_ = Symmetry::Find(problem_, kept);
+    if (!symmetry_.trivial()) {
+      listed = pricer_.EnumerateOpSets(kMaxCoverOpSets, nullptr, relaxation_.retention_subsets, &symmetry_);
+    }
   }
+  if (!listed) return Finish(budget_.Expired() ? Tier2Status::kTimeLimit : Tier2Status::kTooManyOpSets, nullptr);
   subproblem_bound_.assign(pricer_.op_sets().size(), -1);
   if (!ListColumns()) {
     return Finish(budget_.Expired() ? Tier2Status::kTimeLimit : Tier2Status::kTooManyContexts, nullptr);
@@ -179,7 +192,7 @@ Tier2Result CoveringLp::Run() {
   cut_.assign(columns_.size(), kInf);
   lhs_.assign(columns_.size(), 0);
   in_lp_.assign(columns_.size(), 0);
-  CoverLp lp(problem_.num_ops(), problem_.num_tensors());
+  CoverLp lp(problem_.num_ops(), problem_.num_tensors(), symmetry_.op_orbit(), symmetry_.tensor_orbit());
   AddSingletons(&lp);
   std::vector<double> y, z;
   while (!budget_.Expired()) {
@@ -625,6 +638,8 @@ Tier2Result CoveringLp::Finish(Tier2Status status, const CoverLp* lp) {
   result.lp_rounds = rounds_;
   result.lp_columns = lp != nullptr ? lp->num_columns() : 0;
   for (const OpSet& c : pricer_.op_sets()) result.relaxed_op_sets += c.retention_relaxed ? 1 : 0;
+  result.symmetry_classes = static_cast<int64_t>(symmetry_.classes().size());
+  result.symmetry_branches = symmetry_.branches();
   return result;
 }
 
@@ -640,6 +655,7 @@ Tier2Result Tier2Bound(const Problem& problem, const Tier2Options& options) {
   relaxation.retention_subsets = options.retention_subsets;
   relaxation.max_contexts = options.max_contexts;
   relaxation.quick_contexts = options.quick_contexts;
+  relaxation.symmetry = options.symmetry;
   return RunCoveringLp(problem, options.modes, budget, options.max_tile_configs, relaxation, options.keep_until_exit);
 }
 
@@ -737,7 +753,12 @@ std::string Tier2Summary(const Tier2Result& result) {
   const std::string relaxed =
       result.relaxed_op_sets == 0 ? ""
                                   : " (" + std::to_string(result.relaxed_op_sets) + " with retention relaxed, Lemma T5)";
-  return std::to_string(result.op_sets) + " op sets" + relaxed + ", " + std::to_string(result.contexts) +
+  const std::string orbits = result.symmetry_classes == 0
+                                 ? ""
+                                 : " up to " + std::to_string(result.symmetry_branches) + " interchangeable branches in " +
+                                       std::to_string(result.symmetry_classes) +
+                                       (result.symmetry_classes == 1 ? " class" : " classes") + " (Lemma T7)";
+  return std::to_string(result.op_sets) + " op sets" + orbits + relaxed + ", " + std::to_string(result.contexts) +
          " subgraph contexts, " +
          std::to_string(result.contexts_costed) + " costed (" + std::to_string(result.class_contexts) +
          " by tile classes" +

@@ -1,5 +1,5 @@
 // Tier 2's column generation on one problem (docs/bounds.md, "Tier 2: the covering LP", Lemmas
-// T1-T6), with the relaxations under which a link component of a larger problem is priced as a
+// T1-T7), with the relaxations under which a link component of a larger problem is priced as a
 // problem of its own (Lemma W2, "Tier 2 by components") and Lemma T5's limits.
 //
 // Entry point: RunCoveringLp(problem, modes, budget, max_tile_configs, relaxation). Tier2Bound
@@ -32,10 +32,11 @@ struct Tier2Relaxation {
   int64_t retention_subsets = 4096;
   int64_t max_contexts = 20000000;  // Tier2Options::max_contexts
   int64_t quick_contexts = 5000000;  // Tier2Options::quick_contexts
+  Tier2Symmetry symmetry = Tier2Symmetry::kWhenTooMany;  // Tier2Options::symmetry (Lemma T7)
 };
 
 // Column generation over every subgraph context of `problem`, with a certificate checked
-// against every column (Lemmas T1-T6; W2 with a relaxation). Its value bounds the latency of
+// against every column (Lemmas T1-T7; W2 with a relaxation). Its value bounds the latency of
 // every valid schedule of `problem`, or with a relaxation the subgraphs of the component. Where
 // more than `relaxation.max_contexts` contexts would be listed it lists again with Lemma T5 at
 // 64, then 4, retention subsets per op set (each only if below `retention_subsets`). That

@@ -2,7 +2,8 @@
 // closing note): below the brute-force optimum on random problems in all 8 modes, and tight on
 // SPEC E4 under contest rules, where dropping either relaxation of W2 would give 11,468.8 above
 // the valid 8,192; Lemma W4 per component below the shares of optimal and greedy schedules;
-// with Lemma T5 on every op set it applies to, still below the optimum (W2 and T5 together).
+// with Lemma T5 on every op set it applies to, still below the optimum (W2 and T5 together);
+// with Lemma T7, moe-4x4-e8's expert components priced up to their symmetry.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -29,11 +30,13 @@ namespace {
 constexpr double kTolerance = 1e-9;
 
 // `retention_subsets` 1: Lemma T5 on every op set of two fitting retention subsets or more.
-search::SplitTier2Result Split(const Problem& problem, const CostModes& modes, int64_t retention_subsets = 4096) {
+search::SplitTier2Result Split(const Problem& problem, const CostModes& modes, int64_t retention_subsets = 4096,
+                               search::Tier2Symmetry symmetry = search::Tier2Symmetry::kWhenTooMany) {
   search::Tier2Options options;
   options.modes = modes;
   options.threads = 1;
   options.retention_subsets = retention_subsets;
+  options.symmetry = symmetry;
   return search::SplitTier2Bound(problem, options);
 }
 
@@ -219,10 +222,46 @@ TEST(SplitTier2, ComponentBoundsBelowGreedysSharesOnLargeProblems) {
   auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/large/hf_gpt2.json");
   ASSERT_TRUE(problem.ok()) << problem.status().message();
   const CostModes modes;
-  const search::SplitTier2Result split = Split(*problem, modes);
+  // Without Lemma T7, which would price two more components for a minute (SymmetryPrices...).
+  const search::SplitTier2Result split = Split(*problem, modes, 4096, search::Tier2Symmetry::kOff);
   const LowerBounds tier1 = ComputeLowerBounds(*problem, modes);
   EXPECT_GT(split.value, tier1.best() * 1.01);
   EXPECT_LT(split.value, 1525862.4);  // greedy's latency (docs/results_large.md)
+}
+
+// Lemma T7 where it matters: moe-4x4-e8's two expert components (26 ops: eight experts of three
+// ops reading one input, and the router) have more than 1,000,000 connected op sets, but a few
+// thousand up to the experts' symmetry. Priced that way, each converges well above its mixed
+// roofline (W4) and stays at most greedy's share of it.
+TEST(SplitTier2, SymmetryPricesTheExpertComponents) {
+  if (testing::kInstrumentedBuild) GTEST_SKIP() << "tier 2 on the components takes seconds";
+  auto problem = LoadProblem(std::string(TILESCHED_SOURCE_DIR) + "/data/large/moe-4x4-e8.json");
+  ASSERT_TRUE(problem.ok()) << problem.status().message();
+  const CostModes modes;
+  search::SearchOptions options;
+  options.strategy = "greedy";
+  options.threads = 1;
+  auto greedy = search::RunSearch(*problem, options);
+  ASSERT_TRUE(greedy.ok()) << greedy.status().message();
+  const std::vector<double> shares = Shares(*problem, modes, greedy->schedule, LinkComponents(*problem, modes));
+  const search::SplitTier2Result off = Split(*problem, modes, 4096, search::Tier2Symmetry::kOff);
+  const search::SplitTier2Result split = Split(*problem, modes);
+  ASSERT_EQ(split.parts.size(), shares.size());
+  int by_symmetry = 0;
+  for (size_t c = 0; c < split.parts.size(); ++c) {
+    const search::SplitTier2Component& part = split.parts[c];
+    SCOPED_TRACE("component " + std::to_string(c) + ": " + part.tier2_summary);
+    EXPECT_LE(part.value, shares[c] * (1 + kTolerance));
+    if (part.tier2_summary.find("Lemma T7") == std::string::npos) continue;
+    ++by_symmetry;
+    EXPECT_EQ(part.ops, 26);
+    EXPECT_NE(part.tier2_summary.find("converged"), std::string::npos);
+    EXPECT_GT(part.tier2, part.tier1 * 1.2);
+    EXPECT_NE(off.parts[c].tier2_summary.find("more than 1000000 op sets"), std::string::npos);
+  }
+  EXPECT_EQ(by_symmetry, 2);
+  EXPECT_GT(split.value, off.value * 1.1);
+  EXPECT_LE(split.value, greedy->total * (1 + kTolerance));
 }
 
 }  // namespace

@@ -198,7 +198,7 @@ struct SearchHooks {
 Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& options,
                                const SearchHooks& hooks = {});
 
-// --- Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T6) ---
+// --- Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T7) ---
 
 // How a tier-2 run ended.
 enum class Tier2Status {
@@ -210,6 +210,13 @@ enum class Tier2Status {
                      // retention subsets of one; tier 2 prices those under Lemma T5)
   kTooManyContexts,  // more than 20,000,000 subgraph contexts (Tier2Options::max_contexts), also
                      // with Lemma T5's fewest retention subsets: nothing proven
+};
+
+// Whether tier 2 lists op sets up to the problem's symmetry (Lemma T7).
+enum class Tier2Symmetry {
+  kOff,          // every connected op set
+  kWhenTooMany,  // one per orbit where every one would be more than tier 2 lists
+  kAlways,       // one per orbit wherever interchangeable branches are found (tests)
 };
 
 struct Tier2Options {
@@ -235,6 +242,10 @@ struct Tier2Options {
   // takes a second or more after the time limit (`bound` sets it; compilers do the same with
   // their syntax trees).
   bool keep_until_exit = false;
+  // Lemma T7 (docs/bounds.md): list one op set per orbit of the problem's interchangeable
+  // branches, with the rows summed per orbit. kWhenTooMany (the default) does so only where
+  // every op set is more than tier 2 lists, so results within that limit stay as they were.
+  Tier2Symmetry symmetry = Tier2Symmetry::kWhenTooMany;
 };
 
 struct Tier2Result {
@@ -253,6 +264,9 @@ struct Tier2Result {
   // them the run used (the others cost time only; the value and the counts above are those of
   // one thread). The starting columns, each op alone, are priced in parallel too, uncounted.
   int64_t priced_ahead = 0, ahead_used = 0;
+  // Lemma T7: the classes of interchangeable branches the op sets were listed up to, and their
+  // branches (0: every op set listed).
+  int64_t symmetry_classes = 0, symmetry_branches = 0;
 };
 
 // Tier 2 on any problem (some of whose ops may fit only fused): column generation over every

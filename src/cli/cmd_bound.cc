@@ -78,7 +78,8 @@ int RunBound(int argc, char** argv, int first) {
   options.push_back({"tier2", "",
                      "also run tier 2, the covering LP over every subgraph context (seconds to "
                      "minutes; problems of at most 64 ops and 1,000,000 connected op sets that "
-                     "may be subgraphs, about 30-40 ops)"});
+                     "may be subgraphs, about 30-40 ops, counted up to interchangeable branches "
+                     "such as experts or heads where there are more)"});
   options.push_back({"split", "",
                      "also run tier 2 by link components: the covering LP on each part of the graph "
                      "that no subgraph can leave, summed (any size; parts above 64 ops count at a floor or at "
