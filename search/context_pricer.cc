@@ -86,7 +86,7 @@ bool ConnectedSets(const std::vector<Mask>& adjacent, const std::vector<Mask>& n
     }
     const Mask above = ~((Mask{2} << root) - 1);  // ops with id > root
     while (extension != 0) {
-      const int w = std::countr_zero(extension);
+      const int w = CountrZero(extension);
       extension &= extension - 1;
       if (never[static_cast<size_t>(w)] & set) continue;
       const Mask grown = set | (Mask{1} << w);
@@ -111,7 +111,7 @@ bool ConnectedSets(const std::vector<Mask>& adjacent, const std::vector<Mask>& n
 template <typename Expired>
 bool CanonicalConnectedSets(const std::vector<Mask>& adjacent, const std::vector<Mask>& never,
                             const Symmetry& symmetry, int64_t max_sets, Expired&& expired, std::vector<Mask>* sets) {
-  std::unordered_set<Mask> seen;
+  std::unordered_set<Mask, MaskHash> seen;
   auto add = [&](Mask set) {
     const Mask c = symmetry.Canonical(set);
     if (seen.insert(c).second) sets->push_back(c);
@@ -121,9 +121,9 @@ bool CanonicalConnectedSets(const std::vector<Mask>& adjacent, const std::vector
     if (static_cast<int64_t>(sets->size()) > max_sets || (i % 1024 == 1023 && expired())) return false;
     const Mask set = (*sets)[i];
     Mask grow = 0;
-    for (Mask m = set; m; m &= m - 1) grow |= adjacent[static_cast<size_t>(std::countr_zero(m))];
+    for (Mask m = set; m; m &= m - 1) grow |= adjacent[static_cast<size_t>(CountrZero(m))];
     for (grow &= ~set; grow; grow &= grow - 1) {
-      const int w = std::countr_zero(grow);
+      const int w = CountrZero(grow);
       if ((never[static_cast<size_t>(w)] & set) == 0) add(set | (Mask{1} << w));
     }
   }
@@ -261,27 +261,47 @@ double ContextPricer::FitComputeBound(const OpSet& c, Mask retained, Mask reside
   if (FirstStepFloor(c, held, resident, bounds.max_w, bounds.max_h) <= capacity_) {
     return static_cast<double>(CeilDiv(width, bounds.max_w) * CeilDiv(height, bounds.max_h)) * c.tile_compute;
   }
-  int64_t fewest = -1;
   // Per count of tile columns, its narrowest width only: the same columns, and the tallest tile
   // that fits beside it is at least as tall as beside any wider one.
+  std::vector<int64_t> widths;
   for (int64_t w = bounds.min_w; w <= bounds.max_w;) {
-    // Below min_h nothing fits, and a wider tile holds no less (Lemma X10: nondecreasing in w).
-    if (FirstStepFloor(c, held, resident, w, bounds.min_h) > capacity_) break;
-    // The tallest tile that fits at this width (the floor is nondecreasing in h).
-    int64_t lo = bounds.min_h, hi = bounds.max_h;
+    widths.push_back(w);
+    const int64_t columns = CeilDiv(width, w);
+    if (columns <= 1) break;
+    w = std::max(w + 1, CeilDiv(width, columns - 1));  // the narrowest width of fewer columns
+  }
+  // Those at which a tile min_h tall fits: a prefix, since a wider tile holds no less (Lemma
+  // X10: the floor is nondecreasing in w and in h).
+  size_t fitting = 0;
+  for (size_t lo = 0, hi = widths.size(); lo < hi;) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (FirstStepFloor(c, held, resident, widths[mid], bounds.min_h) <= capacity_) {
+      fitting = mid + 1;
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  // From the widest down: the tallest tile that fits only grows as the width shrinks, and no
+  // narrower width has fewer tiles than its columns times the rows of the tallest tile, which
+  // grow as the width shrinks, so the walk stops there. The least count of the prefix, exactly.
+  const int64_t fewest_rows = CeilDiv(height, bounds.max_h);
+  int64_t fewest = -1, tallest = bounds.min_h;
+  for (size_t i = fitting; i-- > 0;) {
+    const int64_t columns = CeilDiv(width, widths[i]);
+    if (fewest >= 0 && columns * fewest_rows >= fewest) break;
+    int64_t lo = tallest, hi = bounds.max_h;  // fits at lo (at a wider width, or min_h)
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo + 1) / 2;
-      if (FirstStepFloor(c, held, resident, w, mid) <= capacity_) {
+      if (FirstStepFloor(c, held, resident, widths[i], mid) <= capacity_) {
         lo = mid;
       } else {
         hi = mid - 1;
       }
     }
-    const int64_t columns = CeilDiv(width, w);
+    tallest = lo;
     const int64_t tiles = columns * CeilDiv(height, lo);
     if (fewest < 0 || tiles < fewest) fewest = tiles;
-    if (columns <= 1) break;
-    w = std::max(w + 1, CeilDiv(width, columns - 1));  // the narrowest width of fewer columns
   }
   return fewest < 0 ? kInf : static_cast<double>(fewest) * c.tile_compute;
 }

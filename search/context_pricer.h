@@ -10,7 +10,7 @@
 // Price(op_set, retained, resident, mode, target) bounds every configuration of the context,
 // and in the mode kExact also finds the cheapest configuration it can (the `ub` the exact mode's
 // paths are built from). Cheaper bounds for the same contexts: LoadStoreBound (X3),
-// FitComputeBound (X8 b), HoldsFit (X6). Problems of at most 64 ops and 64 tensors (masks).
+// FitComputeBound (X8 b), HoldsFit (X6). Problems of at most 64 ops and 128 tensors (Fits).
 #ifndef TILESCHED_SEARCH_CONTEXT_PRICER_H_
 #define TILESCHED_SEARCH_CONTEXT_PRICER_H_
 
@@ -20,18 +20,19 @@
 #include <vector>
 
 #include "context.h"
+#include "mask.h"
 #include "plan_cache.h"
 #include "tile_classes.h"
 #include "tilesched/cost_model.h"
 #include "tilesched/problem.h"
+#include "tilesched/search.h"
 #include "tilesched/schedule.h"
 
 namespace tilesched::search {
 
 class Symmetry;  // search/symmetry.h
 
-// A set of ops or tensors by id (at most 64 of each).
-using Mask = uint64_t;
+// The ids in a set of ops or tensors, ascending; the set of ids.
 std::vector<int> Ids(Mask mask);
 Mask MaskOf(const std::vector<int>& ids);
 
@@ -89,8 +90,13 @@ enum class Pricing {
 
 class ContextPricer {
  public:
-  // The largest problem the masks hold.
-  static bool Fits(const Problem& problem) { return problem.num_ops() <= 64 && problem.num_tensors() <= 64; }
+  // The largest problem listed (kTier2MaxOps, kTier2MaxTensors): the masks hold 128 ops, but
+  // more than 64 give far more connected op sets than are listed.
+  static constexpr int kMaxOps = kTier2MaxOps, kMaxTensors = kTier2MaxTensors;
+  static_assert(kMaxOps <= Mask::kBits && kMaxTensors <= Mask::kBits);
+  static bool Fits(const Problem& problem) {
+    return problem.num_ops() <= kMaxOps && problem.num_tensors() <= kMaxTensors;
+  }
 
   // Above `max_tile_configs` (w, h, k) triples a context is priced by tile classes (Lemma X7).
   ContextPricer(const Problem& problem, const CostModes& modes, PlanCache& plans, const Budget& budget,

@@ -226,19 +226,19 @@ double CoreLp::Certificate(const double* dual, double lambda, std::vector<double
       v += term;
       magnitude += term < 0 ? -term : term;
     };
-    for (Mask m = pricer_.op_set(col.op_set).ops; m; m &= m - 1) add(y[static_cast<size_t>(std::countr_zero(m))]);
-    for (Mask m = col.retained; m; m &= m - 1) add(z[static_cast<size_t>(std::countr_zero(m))]);
+    for (Mask m = pricer_.op_set(col.op_set).ops; m; m &= m - 1) add(y[static_cast<size_t>(CountrZero(m))]);
+    for (Mask m = col.retained; m; m &= m - 1) add(z[static_cast<size_t>(CountrZero(m))]);
     for (Mask m = col.resident; m; m &= m - 1) {
-      const size_t t = static_cast<size_t>(std::countr_zero(m));
+      const size_t t = static_cast<size_t>(CountrZero(m));
       add(-static_cast<long double>(z[t]) * (col.piece ? share_coef_[t] : 1.0));
     }
     if (col.piece) {
-      for (Mask m = col.exports; m; m &= m - 1) add(zeta[static_cast<size_t>(std::countr_zero(m))]);
+      for (Mask m = col.exports; m; m &= m - 1) add(zeta[static_cast<size_t>(CountrZero(m))]);
       for (Mask m = col.imports; m; m &= m - 1) {
-        add(-static_cast<long double>(zeta[static_cast<size_t>(std::countr_zero(m))]));
+        add(-static_cast<long double>(zeta[static_cast<size_t>(CountrZero(m))]));
       }
       for (Mask m = pricer_.op_set(col.op_set).external & shared_ & ~col.resident; m; m &= m - 1) {
-        const size_t t = static_cast<size_t>(std::countr_zero(m));
+        const size_t t = static_cast<size_t>(CountrZero(m));
         add(-static_cast<long double>(sigma[t]) * share_coef_[t]);
       }
     }
@@ -284,14 +284,14 @@ double CoreLp::Certificate(const double* dual, double lambda, std::vector<double
         if (!(b > col.cost)) continue;
         double excess = (b - col.cost) * (1 + 1e-9) + 1e-12 * magnitude;
         for (Mask m = pricer_.op_set(col.op_set).ops; m && excess > 0; m &= m - 1) {
-          double& yo = y[static_cast<size_t>(std::countr_zero(m))];
+          double& yo = y[static_cast<size_t>(CountrZero(m))];
           const double take = std::min(yo, excess);
           yo = take == yo ? 0.0 : std::max(0.0, std::nextafter(yo - take, 0.0));
           excess -= take;
         }
         if (!col.piece) continue;
         for (Mask m = pricer_.op_set(col.op_set).external & shared_ & ~col.resident; m && excess > 0; m &= m - 1) {
-          const size_t t = static_cast<size_t>(std::countr_zero(m));
+          const size_t t = static_cast<size_t>(CountrZero(m));
           const double give = std::min(cap[t] - sigma[t], excess / share_coef_[t]);
           if (give <= 0) continue;
           sigma[t] = std::min(cap[t], std::nextafter(sigma[t] + give, kInf));
@@ -299,11 +299,11 @@ double CoreLp::Certificate(const double* dual, double lambda, std::vector<double
         }
         if (excess <= 0) continue;
         if (col.exports != 0) {
-          double& glue_dual = zeta[static_cast<size_t>(std::countr_zero(col.exports))];
+          double& glue_dual = zeta[static_cast<size_t>(CountrZero(col.exports))];
           glue_dual = std::nextafter(glue_dual - excess, -kInf);
           moved_glue = true;
         } else if (col.imports != 0 && both_ways) {
-          double& glue_dual = zeta[static_cast<size_t>(std::countr_zero(col.imports))];
+          double& glue_dual = zeta[static_cast<size_t>(CountrZero(col.imports))];
           glue_dual = std::nextafter(glue_dual + excess, kInf);
           moved_glue = true;
         }
@@ -468,7 +468,7 @@ CoreTier2Result CoreTier2Bound(const Problem& problem, const Tier2Options& optio
 }
 
 std::string CoreLpSummary(const CoreLpResult& result) {
-  if (result.status == Tier2Status::kTooManyOps) return "more than 64 ops or tensors; nothing proven";
+  if (result.status == Tier2Status::kTooManyOps) return "more than 64 ops or 128 tensors; nothing proven";
   if (result.status == Tier2Status::kTooManyOpSets) return "too many op sets or retention subsets; nothing proven";
   if (result.status == Tier2Status::kTooManyContexts) return "too many contexts; nothing proven";
   std::string line = std::to_string(result.cores) + " cores, " + std::to_string(result.op_sets) + " op sets, " +

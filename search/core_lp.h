@@ -8,7 +8,7 @@
 //
 // Entry points: KeptAdjacency(problem, split) (per op, the ops a kept link joins it to),
 // CoreLpBound(problem, modes, split, budget, lambdas, max_tile_configs). Problems of at most 64
-// ops and 64 tensors (masks), under any rules (under `algebra` nothing is cut and this is tier 2
+// ops and 128 tensors (masks), under any rules (under `algebra` nothing is cut and this is tier 2
 // with every column listed). Work: every context (op set, retained, resident) of every op set
 // connected over the kept links is a whole column, and every piece context (op set, imports,
 // exports, retained, resident) a piece column; all are in the LP from the start at a cheap

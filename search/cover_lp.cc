@@ -45,13 +45,13 @@ CoverLp::CoverLp(int num_ops, int num_tensors, const std::vector<int>& op_orbit,
 
 CoverLp::~CoverLp() = default;
 
-void CoverLp::AddColumn(uint64_t ops, uint64_t retained, uint64_t resident, double cost) {
+void CoverLp::AddColumn(Mask ops, Mask retained, Mask resident, double cost) {
   std::map<int, double> entries;  // by row, in row order
   for (int o = 0; o < num_ops_; ++o) {
-    if ((ops >> o) & 1) entries[op_row_[static_cast<size_t>(o)]] += 1.0;
+    if (ops.test(o)) entries[op_row_[static_cast<size_t>(o)]] += 1.0;
   }
   for (int t = 0; t < num_tensors_; ++t) {
-    const double v = static_cast<double>((retained >> t) & 1) - static_cast<double>((resident >> t) & 1);
+    const double v = (retained.test(t) ? 1.0 : 0.0) - (resident.test(t) ? 1.0 : 0.0);
     if (v != 0) entries[tensor_row_[static_cast<size_t>(t)]] += v;
   }
   std::vector<int> rows;

@@ -16,6 +16,8 @@
 #include <memory>
 #include <vector>
 
+#include "mask.h"
+
 class ClpSimplex;
 
 namespace tilesched::search {
@@ -33,7 +35,7 @@ class CoverLp {
 
   // Column x >= 0 of cost `cost`: covers `ops`, ends retaining `retained`, starts with
   // `resident` (bit i = op or tensor i).
-  void AddColumn(uint64_t ops, uint64_t retained, uint64_t resident, double cost);
+  void AddColumn(Mask ops, Mask retained, Mask resident, double cost);
   // Solves the restricted LP; false when CLP reports neither optimal nor a usable state.
   bool Solve();
   double objective() const;

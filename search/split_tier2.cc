@@ -9,7 +9,8 @@
 // Entry points: SplitTier2Bound(problem, options), SplitTier2Summary(result) and
 // SplitTier2Shares (a schedule's latency per component; tilesched/search.h), SplitTier2Pays(problem, modes) (search/tier2.h: whether RunSearch runs it). The components come from the bound module (LinkComponents,
 // tilesched/lower_bound.h); each component's LP is RunCoveringLp (search/tier2.h). Components are
-// priced in parallel (oneTBB), each into its own slot, and summed in component order.
+// priced in parallel (oneTBB), each into its own slot, and summed in component order; a
+// component that is the same problem as an earlier one (SamePricing) takes its run.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -78,7 +79,7 @@ Component BuildComponent(const Problem& problem, const CostModes& modes, std::ve
     const bool too_large = problem.tensor(t).size() >= capacity;
     if (!inside) {
       if (producer < 0 || too_large) moved += problem.tensor(t).size();
-      else if (i < 64) c.relaxation.free_resident |= Mask{1} << i;
+      else if (i < static_cast<size_t>(Mask::kBits)) c.relaxation.free_resident |= Mask{1} << static_cast<int>(i);
       continue;
     }
     const bool read_here = std::any_of(g.successors(producer).begin(), g.successors(producer).end(), [&](int r) {
@@ -88,7 +89,7 @@ Component BuildComponent(const Problem& problem, const CostModes& modes, std::ve
     if (read_here) continue;
     const bool graph_output = std::find(g.graph_outputs().begin(), g.graph_outputs().end(), t) != g.graph_outputs().end();
     if (graph_output || too_large) moved += problem.tensor(t).size();
-    else if (i < 64) c.relaxation.rebate |= Mask{1} << i;
+    else if (i < static_cast<size_t>(Mask::kBits)) c.relaxation.rebate |= Mask{1} << static_cast<int>(i);
   }
   c.floor = std::max(compute, static_cast<double>(moved) / bandwidth);
   auto own = Problem::Create(std::move(tensors), std::move(own_ops), problem.hardware());
@@ -112,6 +113,27 @@ std::vector<std::vector<int>> Members(const std::vector<int>& component_of) {
   return members;
 }
 
+// Whether tier 2 on component b is tier 2 on component a: the same problem (ops, ids, shapes,
+// base costs; both cut out of one problem, so the same hardware) with the same W2 masks.
+bool SamePricing(const Component& a, const Component& b) {
+  if (!a.own || !b.own) return false;
+  const Problem& p = *a.own;
+  const Problem& q = *b.own;
+  if (p.num_ops() != q.num_ops() || p.num_tensors() != q.num_tensors()) return false;
+  if (a.relaxation.free_resident != b.relaxation.free_resident || a.relaxation.rebate != b.relaxation.rebate) {
+    return false;
+  }
+  for (int t = 0; t < p.num_tensors(); ++t) {
+    if (!(p.tensor(t) == q.tensor(t))) return false;
+  }
+  for (int o = 0; o < p.num_ops(); ++o) {
+    const Op& x = p.op(o);
+    const Op& y = q.op(o);
+    if (x.type != y.type || x.inputs != y.inputs || x.output != y.output || x.base_cost != y.base_cost) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool SplitTier2Pays(const Problem& problem, const CostModes& modes) {
@@ -130,7 +152,8 @@ bool SplitTier2Pays(const Problem& problem, const CostModes& modes) {
       for (int t : problem.op(o).inputs) count(t);
       count(problem.op(o).output);
     }
-    if (members[c].size() <= 64 && tensors <= 64) within += static_cast<int>(members[c].size());
+    const int ops = static_cast<int>(members[c].size());
+    if (ops <= ContextPricer::kMaxOps && tensors <= ContextPricer::kMaxTensors) within += ops;
   }
   // Lemma W4 keeps every component at least at its mixed roofline, so the split is never below
   // tier 1's mixed part, and any component within reach may raise it.
@@ -156,10 +179,22 @@ SplitTier2Result SplitTier2Bound(const Problem& problem, const Tier2Options& opt
   }
   // Lemma W4: each component's share is also at least its tier-1 mixed-roofline bound.
   const std::vector<double> tier1 = ComponentLowerBounds(problem, options.modes, component_of);
+  // A component that is the same problem as an earlier one (a repeated layer, an expert) is
+  // priced once: its LP, and so its run, is the same.
+  std::vector<size_t> priced_as(components.size());
+  for (size_t i = 0; i < components.size(); ++i) {
+    priced_as[i] = i;
+    for (size_t j = 0; j < i; ++j) {
+      if (priced_as[j] == j && SamePricing(components[j], components[i])) {
+        priced_as[i] = j;
+        break;
+      }
+    }
+  }
   std::vector<Tier2Result> runs(components.size());
   tbb::parallel_for(size_t{0}, components.size(), [&](size_t i) {
     const Component& c = components[i];
-    if (!c.own || !ContextPricer::Fits(*c.own)) return;  // kTooManyOps, value 0
+    if (priced_as[i] != i || !c.own || !ContextPricer::Fits(*c.own)) return;  // a copy; kTooManyOps
     runs[i] = RunCoveringLp(*c.own, options.modes, budget, options.max_tile_configs, c.relaxation,
                             options.keep_until_exit);
   });
@@ -167,7 +202,8 @@ SplitTier2Result SplitTier2Bound(const Problem& problem, const Tier2Options& opt
   result.status = Tier2Status::kConverged;
   result.components = static_cast<int>(components.size());
   for (size_t i = 0; i < components.size(); ++i) {
-    const Tier2Result& run = runs[i];
+    const bool copy = priced_as[i] != i;
+    const Tier2Result& run = runs[priced_as[i]];
     // The floor and the tier-1 part are reported a relative 1e-9 low, like every tier-2
     // certificate (Lemma T2), so that the sum stays below a schedule that meets it exactly.
     SplitTier2Component part;
@@ -182,8 +218,12 @@ SplitTier2Result SplitTier2Bound(const Problem& problem, const Tier2Options& opt
     result.value += part.value;
     result.parts.push_back(std::move(part));
     result.largest = std::max(result.largest, static_cast<int>(components[i].ops.size()));
-    result.contexts_costed += run.contexts_costed;
-    result.lp_rounds += run.lp_rounds;
+    if (copy) {
+      ++result.copies;
+    } else {
+      result.contexts_costed += run.contexts_costed;
+      result.lp_rounds += run.lp_rounds;
+    }
     if (run.status == Tier2Status::kConverged) ++result.converged;
     else result.status = Worse(result.status, run.status);
   }
@@ -195,6 +235,9 @@ std::string SplitTier2Summary(const SplitTier2Result& result) {
   std::string line = std::to_string(result.components) + " link components (largest " +
                      std::to_string(result.largest) + " ops), " + std::to_string(result.converged) +
                      " priced to convergence, " + std::to_string(result.contexts_costed) + " contexts costed";
+  if (result.copies > 0) {
+    line += ", " + std::to_string(result.copies) + " priced as a copy of an identical component";
+  }
   if (result.status != Tier2Status::kConverged) {
     line += "; the others at their floor or their certificate so far (first reason: " +
             std::string(Tier2StatusName(result.status)) + ")";

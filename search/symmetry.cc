@@ -77,7 +77,7 @@ void Refine(const Problem& problem, std::span<const Mask> kept, std::vector<uint
   }
   for (int t = 0; t < n_tensors; ++t) {
     uint64_t h = Mix(Mix(2, static_cast<uint64_t>(problem.tensor(t).width)), static_cast<uint64_t>(problem.tensor(t).height));
-    for (const Mask m : kept) h = Mix(h, (m >> t) & 1);
+    for (const Mask m : kept) h = Mix(h, m.test(t) ? 1 : 0);
     tc[static_cast<size_t>(t)] = h;
   }
   auto distinct = [&] {
@@ -294,7 +294,7 @@ Mask Symmetry::Canonical(Mask ops) const {
       uint64_t p = 0;
       const std::vector<int>& branch = c.branches[i];
       for (size_t pos = 0; pos < branch.size(); ++pos) {
-        p |= ((ops >> branch[pos]) & 1) << pos;
+        p |= static_cast<uint64_t>(ops.test(branch[pos])) << pos;
         ops &= ~(Mask{1} << branch[pos]);
       }
       patterns[i] = p;

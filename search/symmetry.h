@@ -5,7 +5,7 @@
 // Entry points: Symmetry::Find(problem, kept) proposes branches by colour refinement and keeps
 // those whose swap with the class's first branch IsAutomorphism verifies; Canonical(ops) maps an
 // op set to its orbit's representative; op_orbit() and tensor_orbit() give the rows of the
-// summed LP (search/cover_lp.h). Problems of at most 64 ops and 64 tensors (masks).
+// summed LP (search/cover_lp.h). Problems of at most 64 ops and 128 tensors (masks).
 #ifndef TILESCHED_SEARCH_SYMMETRY_H_
 #define TILESCHED_SEARCH_SYMMETRY_H_
 

@@ -521,7 +521,7 @@ void CoveringLp::AddSingletons(CoverLp* lp) {
     std::vector<std::pair<size_t, double>> requests;
     for (size_t ci = 0; ci < columns_.size(); ++ci) {
       const Column& col = columns_[ci];
-      if (std::popcount(pricer_.op_set(col.op_set).ops) == 1 && col.retained == 0 && col.resident == 0) {
+      if (Popcount(pricer_.op_set(col.op_set).ops) == 1 && col.retained == 0 && col.resident == 0) {
         requests.emplace_back(ci, kInf);
       }
     }
@@ -529,7 +529,7 @@ void CoveringLp::AddSingletons(CoverLp* lp) {
   }
   for (size_t ci = 0; ci < columns_.size(); ++ci) {
     const Column& col = columns_[ci];
-    if (std::popcount(pricer_.op_set(col.op_set).ops) != 1 || col.retained != 0 || col.resident != 0) continue;
+    if (Popcount(pricer_.op_set(col.op_set).ops) != 1 || col.retained != 0 || col.resident != 0) continue;
     while (level_[ci] < kContextCosted) Raise(ci, kInf);
     singletons.push_back(ci);
     if (std::isfinite(known_[ci])) finite += Price(ci);
@@ -551,12 +551,12 @@ void CoveringLp::ScanColumn(size_t ci, const std::vector<double>& y, const std::
   // In long double: a sum of at most 128 terms is then off by less than 128 x 2^-64 of the
   // sum of the terms' magnitudes; the bracket is raised by 1e-15 of it (Lemma T2).
   long double v = 0, magnitude = 0;
-  for (Mask m = pricer_.op_set(col.op_set).ops; m; m &= m - 1) v += y[static_cast<size_t>(std::countr_zero(m))];
-  for (Mask m = col.retained; m; m &= m - 1) v += z[static_cast<size_t>(std::countr_zero(m))];
+  for (Mask m = pricer_.op_set(col.op_set).ops; m; m &= m - 1) v += y[static_cast<size_t>(CountrZero(m))];
+  for (Mask m = col.retained; m; m &= m - 1) v += z[static_cast<size_t>(CountrZero(m))];
   magnitude = v;  // every term so far is >= 0
   for (Mask m = col.resident & ~relaxation_.free_resident; m; m &= m - 1) {
-    v -= z[static_cast<size_t>(std::countr_zero(m))];
-    magnitude += z[static_cast<size_t>(std::countr_zero(m))];
+    v -= z[static_cast<size_t>(CountrZero(m))];
+    magnitude += z[static_cast<size_t>(CountrZero(m))];
   }
   // Rounded up to a double (never below the long double value).
   const long double raised = v + 1e-15L * magnitude;
@@ -592,8 +592,8 @@ std::optional<std::vector<std::pair<double, size_t>>> CoveringLp::Scan(const std
   // Smaller op sets first (cheaper to bound, and more often truly violated), then the most
   // violated by what is known.
   std::sort(suspects.begin(), suspects.end(), [&](const auto& a, const auto& b) {
-    const int pa = std::popcount(pricer_.op_set(columns_[a.second].op_set).ops);
-    const int pb = std::popcount(pricer_.op_set(columns_[b.second].op_set).ops);
+    const int pa = Popcount(pricer_.op_set(columns_[a.second].op_set).ops);
+    const int pb = Popcount(pricer_.op_set(columns_[b.second].op_set).ops);
     return std::tie(pa, a) < std::tie(pb, b);
   });
   return suspects;
@@ -738,7 +738,7 @@ const char* Tier2StatusName(Tier2Status status) {
 std::string Tier2Summary(const Tier2Result& result) {
   switch (result.status) {
     case Tier2Status::kTooManyOps:
-      return "more than 64 ops or tensors; nothing proven beyond the tier-1 bound";
+      return "more than 64 ops or 128 tensors; nothing proven beyond the tier-1 bound";
     case Tier2Status::kTooManyOpSets:
       return "more than " + std::to_string(kMaxCoverOpSets) + " op sets; nothing proven";
     case Tier2Status::kTooManyContexts:

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "mask.h"
 #include "tilesched/cost_model.h"
 #include "tilesched/grid.h"
 
@@ -154,7 +155,7 @@ inline std::vector<FirstSlice> FirstStepSlices(const Problem& problem, const Sub
 // Lemma X10: a lower bound on the working set of the first step of the first tile of a grid of
 // w x h tiles over a plan_w x plan_h sink, at every k (SPEC 6): what is held, the tile buffers
 // at the tile's size, and for each tensor not resident (bit t of `resident`; tensor ids below
-// 64) the largest of its first-step slices, with a k-slice 1 long and a whole extent whole.
+// 128) the largest of its first-step slices, with a k-slice 1 long and a whole extent whole.
 // `skipped(t)`: tensor t's slices are not counted (it is resident, or not read from fast memory).
 template <typename Skipped>
 int64_t FirstStepFloorSkipping(std::span<const FirstSlice> slices, const CostModel::HeldSpace& held,
@@ -176,13 +177,13 @@ int64_t FirstStepFloorSkipping(std::span<const FirstSlice> slices, const CostMod
 }
 
 inline int64_t FirstStepFloor(std::span<const FirstSlice> slices, const CostModel::HeldSpace& held,
-                              uint64_t resident, int64_t plan_w, int64_t plan_h, int64_t w,
+                              Mask resident, int64_t plan_w, int64_t plan_h, int64_t w,
                               int64_t h) {
   return FirstStepFloorSkipping(
       slices, held,
       [resident](int t) {
-        assert(t >= 0 && t < 64);  // `resident` holds one bit per tensor
-        return ((resident >> t) & 1) != 0;
+        assert(t >= 0 && t < Mask::kBits);  // `resident` holds one bit per tensor
+        return resident.test(t);
       },
       plan_w, plan_h, w, h);
 }

@@ -3,7 +3,7 @@
 // search; every cost comes from the evaluator's own pieces, and the result is re-scored by
 // Evaluate().
 //
-// The space (SPEC.md sections 2-7), for problems of at most 16 ops and 64 tensors:
+// The space (SPEC.md sections 2-7), for problems of at most 16 ops and 128 tensors:
 //   - any finite sequence of subgraphs; each subgraph is any op set that SubgraphPlan accepts
 //     (non-empty, connected, one sink shape: rules 3.2-3.3); ops may repeat across subgraphs
 //     (recomputation); every op is covered at least once (rule 3.1); every external input is a

@@ -3,7 +3,8 @@
 // SPEC E4 under contest rules, where dropping either relaxation of W2 would give 11,468.8 above
 // the valid 8,192; Lemma W4 per component below the shares of optimal and greedy schedules;
 // with Lemma T5 on every op set it applies to, still below the optimum (W2 and T5 together);
-// with Lemma T7, moe-4x4-e8's expert components priced up to their symmetry.
+// with Lemma T7, moe-4x4-e8's expert components priced up to their symmetry; a component that
+// is the same problem as an earlier one takes its run.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -262,6 +263,63 @@ TEST(SplitTier2, SymmetryPricesTheExpertComponents) {
   EXPECT_EQ(by_symmetry, 2);
   EXPECT_GT(split.value, off.value * 1.1);
   EXPECT_LE(split.value, greedy->total * (1 + kTolerance));
+}
+
+// Two copies of a problem side by side: ops and tensors of the second copy numbered like the
+// first's, after them; `cost_scale` multiplies the second copy's first op's base cost.
+Problem TwoCopies(const Problem& p, double cost_scale) {
+  std::vector<Tensor> tensors;
+  std::vector<Op> ops;
+  for (int copy = 0; copy < 2; ++copy) {
+    for (int t = 0; t < p.num_tensors(); ++t) tensors.push_back(p.tensor(t));
+    for (int o = 0; o < p.num_ops(); ++o) {
+      Op op = p.op(o);
+      for (int& t : op.inputs) t += copy * p.num_tensors();
+      op.output += copy * p.num_tensors();
+      if (copy == 1 && o == 0) op.base_cost *= cost_scale;
+      ops.push_back(op);
+    }
+  }
+  auto made = Problem::Create(tensors, ops, p.hardware());
+  EXPECT_TRUE(made.ok()) << made.status().message();
+  return std::move(made).value();
+}
+
+// A component that is the same problem as an earlier one takes its run (SamePricing): on two
+// copies of a random problem, every component of the second copy is a copy, and the split is
+// twice the split of one copy; with one base cost changed in the second copy, the component
+// holding that op is priced on its own.
+TEST(SplitTier2, IdenticalComponentsArePricedOnce) {
+  const int problems = testing::kInstrumentedBuild ? 10 : 80;
+  int copies = 0, changed_apart = 0;
+  for (int i = 0; i < problems; ++i) {
+    const uint64_t seed = 7501 + static_cast<uint64_t>(i);
+    const Problem one = testing::RandomProblem(seed, testing::BoundProblemOptions(seed));
+    const CostModes modes = testing::AllModes()[static_cast<size_t>(i) % 8];
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(modes) + ": " + ProblemToJson(one));
+    const search::SplitTier2Result alone = Split(one, modes);
+    const search::SplitTier2Result both = Split(TwoCopies(one, 1), modes);
+    const size_t n = alone.parts.size();
+    ASSERT_EQ(both.parts.size(), 2 * n);
+    EXPECT_EQ(both.copies, static_cast<int>(n) + alone.copies);
+    copies += both.copies;
+    for (size_t c = 0; c < n; ++c) {
+      EXPECT_EQ(both.parts[n + c].tier2, both.parts[c].tier2);
+      EXPECT_EQ(both.parts[c].tier2, alone.parts[c].tier2);
+      EXPECT_EQ(both.parts[n + c].tier2_summary, alone.parts[c].tier2_summary);
+    }
+    EXPECT_NEAR(both.value, 2 * alone.value, 1e-12 * both.value);
+    const search::SplitTier2Result changed = Split(TwoCopies(one, 3), modes);
+    ASSERT_EQ(changed.parts.size(), 2 * n);
+    const size_t first = static_cast<size_t>(LinkComponents(one, modes)[0]);  // op 0's component
+    EXPECT_EQ(changed.copies, both.copies - 1);
+    changed_apart += changed.parts[n + first].tier2 != changed.parts[first].tier2;
+  }
+  std::printf("[ split copies ] %d problems: %d components priced as copies; with a base cost changed, "
+              "that component's value differs in %d\n",
+              problems, copies, changed_apart);
+  EXPECT_GE(copies, problems);
+  EXPECT_GT(changed_apart, problems / 2);
 }
 
 }  // namespace

@@ -543,8 +543,8 @@ TEST(Tier2, ListsTheConnectedOpSetsWithoutANeverTogetherPair) {
       const search::Budget budget(0, nullptr);
       search::ContextPricer pricer(problem, modes, plans, budget, 100000);
       ASSERT_TRUE(pricer.EnumerateOpSets(1000000));
-      std::vector<uint64_t> got;
-      for (const search::OpSet& c : pricer.op_sets()) got.push_back(c.ops);
+      std::vector<uint64_t> got;  // op sets: ids below 64
+      for (const search::OpSet& c : pricer.op_sets()) got.push_back(c.ops.low());
       std::sort(got.begin(), got.end());
       ASSERT_EQ(got, expected);
       listed += static_cast<int64_t>(got.size());
@@ -627,8 +627,8 @@ TEST(Tier2, FitComputeBoundEqualsTheScanOfEveryTileSize) {
       const SubgraphPlan& plan = *c.plan;
       const GranularityBounds bounds = model.Bounds(plan);
       // Resident: nothing, or every external input; retained: each subset enumerated.
-      for (const uint64_t resident : {uint64_t{0}, c.external}) {
-        for (const uint64_t retained : c.retention) {
+      for (const search::Mask resident : {search::Mask{0}, c.external}) {
+        for (const search::Mask retained : c.retention) {
           const CostModel::HeldSpace held = model.Held(plan, search::Ids(retained), search::Ids(resident));
           int64_t fewest = -1;
           for (int64_t w = bounds.min_w; w <= bounds.max_w; ++w) {

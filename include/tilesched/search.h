@@ -60,11 +60,12 @@ struct SearchOptions {
   double gap = 0;
   // Before searching, tier 2 of the bound (Tier2Bound, docs/bounds.md "Tier 2: the covering LP")
   // for up to this many seconds, at most half the time limit; the search then stops as soon as it
-  // meets that bound (within `gap`). 0: off. Problems above 64 ops or tensors get nothing from it.
+  // meets that bound (within `gap`). 0: off. Problems above 64 ops or 128 tensors get nothing from it.
   double tier2_first = 0;
   // After greedy, tier 2 for at most this share of the time left: of the whole problem
-  // (Tier2Bound) when it is within tier 2's reach (64 ops and tensors, 1,000,000 op sets), else
-  // by link components (SplitTier2Bound, docs/bounds.md "Tier 2 by components") when that pays:
+  // (Tier2Bound) when it is within tier 2's reach (64 ops, 1,000,000 op sets; here up to 64
+  // tensors, though tier 2 reaches 128), else by link components (SplitTier2Bound,
+  // docs/bounds.md "Tier 2 by components") when that pays:
   // two link components or more, at least one of them within reach. Only with
   // a time limit and without `tier2_first`; the search then stops once it meets that bound
   // (within `gap`). 0: off.
@@ -200,12 +201,16 @@ Result<SearchResult> RunSearch(const Problem& problem, const SearchOptions& opti
 
 // --- Tier 2 of the lower bound (docs/bounds.md, "Tier 2: the covering LP", Lemmas T1-T7) ---
 
+// Tier 2's reach, and the exact mode's: problems of at most 64 ops (more give far more connected
+// op sets than are listed) and 128 tensors (its sets are 128-bit masks, search/mask.h).
+inline constexpr int kTier2MaxOps = 64, kTier2MaxTensors = 128;
+
 // How a tier-2 run ended.
 enum class Tier2Status {
   kConverged,        // the LP converged: `value` is its certified optimum
   kTimeLimit,        // the time limit or a stop request came first: the best certificate so far
   kSolverFailed,     // the LP solver returned no optimum: the best certificate so far
-  kTooManyOps,       // more than 64 ops or tensors: nothing proven (value 0)
+  kTooManyOps,       // more than 64 ops or 128 tensors: nothing proven (value 0)
   kTooManyOpSets,    // more than 1,000,000 connected op sets, less Lemma T6's (cores: or 4,096
                      // retention subsets of one; tier 2 prices those under Lemma T5)
   kTooManyContexts,  // more than 20,000,000 subgraph contexts (Tier2Options::max_contexts), also
@@ -302,6 +307,9 @@ struct SplitTier2Result {
   Tier2Status status = Tier2Status::kConverged;
   double seconds = 0;
   int components = 0, converged = 0, largest = 0;  // link components, converged, ops of the largest
+  // Components that are the same problem as an earlier one, priced once (their costed contexts
+  // and LP rounds are counted once).
+  int copies = 0;
   int64_t contexts_costed = 0, lp_rounds = 0;
   std::vector<SplitTier2Component> parts;  // per link component, in component order
 };
@@ -343,7 +351,7 @@ struct CoreTier2Result {
 
 // Tier 2's covering LP over the op sets connected inside the cores, a subgraph that crosses
 // cores paid piece by piece at lambda x compute + (1 - lambda) x memory time, at lambda 0, 1/4,
-// 1/2, 3/4 and 1 in turn. Problems of at most 64 ops and 64 tensors (status kTooManyOps
+// 1/2, 3/4 and 1 in turn. Problems of at most 64 ops and 128 tensors (status kTooManyOps
 // otherwise); under rules=algebra nothing is cut and it is tier 2's LP with every column listed.
 // Deterministic at any thread count.
 CoreTier2Result CoreTier2Bound(const Problem& problem, const Tier2Options& options, CoreCuts cuts);

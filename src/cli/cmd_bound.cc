@@ -77,13 +77,13 @@ int RunBound(int argc, char** argv, int first) {
                      "with --cores also cores"});
   options.push_back({"tier2", "",
                      "also run tier 2, the covering LP over every subgraph context (seconds to "
-                     "minutes; problems of at most 64 ops and 1,000,000 connected op sets that "
+                     "minutes; problems of at most 64 ops, 128 tensors and 1,000,000 connected op sets that "
                      "may be subgraphs, about 30-40 ops, counted up to interchangeable branches "
                      "such as experts or heads where there are more)"});
   options.push_back({"split", "",
                      "also run tier 2 by link components: the covering LP on each part of the graph "
-                     "that no subgraph can leave, summed (any size; parts above 64 ops count at a floor or at "
-                     "tier 1's mixed roofline restricted to them)"});
+                     "that no subgraph can leave, summed (any size; parts above 64 ops or 128 tensors "
+                     "count at a floor or at tier 1's mixed roofline restricted to them)"});
   options.push_back({"cores", "all|design",
                      "also run tier 2 on cores (one lambda at a time): the covering LP over the op sets "
                      "inside the cores of a cut set, crossing subgraphs paid piece by piece (at most 64 ops)"});

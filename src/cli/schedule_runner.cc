@@ -203,7 +203,7 @@ int ReportOutcome(const Problem& problem, const search::SearchOptions& options, 
               << "\n";
     // The gap is to a bound, not to the optimum: say how to get a tighter one where there is.
     if (!optimal && options.tier2_first <= 0 && result.bound_source.rfind("tier 1", 0) == 0 &&
-        problem.num_ops() <= 64 && problem.num_tensors() <= 64) {  // Tier2Status::kTooManyOps
+        problem.num_ops() <= search::kTier2MaxOps && problem.num_tensors() <= search::kTier2MaxTensors) {
       std::cerr << "(the gap is to tier 1 of the bound; tier 2 may prove more: --tier2-first SEC, "
                    "or tilesched bound --tier2)\n";
     }
