@@ -302,7 +302,7 @@ Mask Symmetry::Canonical(Mask ops) const {
     std::sort(patterns, patterns + m, [](uint64_t x, uint64_t y) { return x > y; });
     for (size_t i = 0; i < m; ++i) {
       const std::vector<int>& branch = c.branches[i];
-      for (size_t pos = 0; pos < branch.size(); ++pos) ops |= ((patterns[i] >> pos) & 1) << branch[pos];
+      for (size_t pos = 0; pos < branch.size(); ++pos) ops |= Mask{(patterns[i] >> pos) & 1} << branch[pos];
     }
   }
   return ops;

@@ -548,8 +548,9 @@ void CoveringLp::AddSingletons(CoverLp* lp) {
 void CoveringLp::ScanColumn(size_t ci, const std::vector<double>& y, const std::vector<double>& z,
                             std::vector<std::pair<double, size_t>>* suspects) {
   const Column& col = columns_[ci];
-  // In long double: a sum of at most 128 terms is then off by less than 128 x 2^-64 of the
-  // sum of the terms' magnitudes; the bracket is raised by 1e-15 of it (Lemma T2).
+  // In long double: a sum of at most 192 terms (64 ops, 128 tensors) is then off by less than
+  // 192 x 2^-64 of the sum of the terms' magnitudes; the bracket is raised by 1e-15 of it
+  // (Lemma T2).
   long double v = 0, magnitude = 0;
   for (Mask m = pricer_.op_set(col.op_set).ops; m; m &= m - 1) v += y[static_cast<size_t>(CountrZero(m))];
   for (Mask m = col.retained; m; m &= m - 1) v += z[static_cast<size_t>(CountrZero(m))];

@@ -1,13 +1,14 @@
 // search::Mask, the 128-bit sets of ops and tensors of tier 2 and the exact mode (search/mask.h):
 // every operator against the compiler's 128-bit integer, and problems of 65-80 tensors (their
-// ids spread over both words) against the brute-force enumerator, which holds its sets in that
-// integer and shares no code with search/.
+// ids spread over both words; W2's masks of a link component above bit 63) against the
+// brute-force enumerator, which holds its sets in that integer and shares no code with search/.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -19,6 +20,7 @@
 #include "mask.h"
 #include "random_problem.h"
 #include "test_util.h"
+#include "tilesched/graph.h"
 #include "tilesched/io.h"
 #include "tilesched/lower_bound.h"
 #include "tilesched/search.h"
@@ -35,8 +37,10 @@ Mask From(Reference r) { return Mask(static_cast<uint64_t>(r >> 64), static_cast
 TEST(Mask, ActsAsAnUnsigned128BitInteger) {
   std::mt19937_64 rng(2026);
   auto draw = [&] {
-    // Sparse, dense and one-word values, so that borrows, carries and empty words occur.
-    const uint64_t kind = rng() % 4;
+    // Sparse, dense and one-word values, so that borrows, carries and empty words occur, and
+    // the empty mask.
+    const uint64_t kind = rng() % 5;
+    if (kind == 4) return Mask{};
     const uint64_t hi = kind == 0 ? 0 : kind == 1 ? rng() & rng() : rng();
     const uint64_t lo = kind == 2 ? 0 : kind == 3 ? ~uint64_t{0} : rng();
     return Mask(hi, lo);
@@ -55,6 +59,7 @@ TEST(Mask, ActsAsAnUnsigned128BitInteger) {
     ASSERT_EQ(a < b, ra < rb);
     ASSERT_EQ(a > b, ra > rb);
     ASSERT_EQ(static_cast<bool>(a), ra != 0);
+    ASSERT_EQ(!a, ra == 0);
     int ones = 0, lowest = 128;
     for (int s = 0; s < 128; ++s) {
       ASSERT_EQ(Of(a << s), ra << s) << s;
@@ -80,7 +85,9 @@ TEST(Mask, ActsAsAnUnsigned128BitInteger) {
   EXPECT_EQ(ids, (std::vector<int>{3, 63, 64, 127}));
   EXPECT_EQ(search::Ids(m), ids);
   EXPECT_EQ(search::MaskOf(ids), m);
-  EXPECT_EQ(search::MaskHash{}(m), search::MaskHash{}(From(Of(m))));
+  std::ostringstream text;
+  text << m << " " << Mask{} << " " << (Mask{1} << 64);
+  EXPECT_EQ(text.str(), "0x80000000000000018000000000000008 0x0 0x10000000000000000");
   std::printf("[ mask ] %lld operations against unsigned __int128\n", static_cast<long long>(checked));
 }
 
@@ -126,7 +133,7 @@ search::Tier2Result Tier2(const Problem& problem, const CostModes& modes) {
 
 // A random small problem (the bound tests' kind) next to a Pointwise op of 1 x 1 tensors with
 // so many inputs that the problem has 65-80 tensors, the ids shuffled over both words of the
-// masks or the small problem's all in the high word. Tier 2 is at most the enumerated
+// masks or the small problem's on the highest ids. Tier 2 is at most the enumerated
 // optimum, and equals the sum of tier 2 on the two parts apart (nothing links them, so the LP
 // splits in two: the same LP as with 64-bit masks where both parts fit in them). The exact
 // mode's schedule is never worse than the enumerator's (equal where it is exhaustive) and its
@@ -213,6 +220,90 @@ TEST(Mask, WideProblemsAgainstBruteForce) {
   EXPECT_GT(high_word, problems);  // the ids do reach the high word
   EXPECT_GT(at_optimum, 0);
   EXPECT_GT(exhaustive, 0);
+}
+
+// Lemma W2's masks on ids above 63: a random problem whose op 0 is a Pointwise op, with 64 new
+// graph inputs (of op 0's output shape, before its own inputs) and room for them in fast
+// memory. Op 0 is the first op of its link component, so in that component's own problem the
+// 64 come first and every other tensor has an id of 64 or more, among them the tensors that
+// cross to other components (the `free_resident` and `rebate` bits). Tier 2 by link components
+// and tier 2 of the whole are at most the enumerated optimum, in all 8 modes.
+TEST(Mask, SplitWithMasksAboveBit63AgainstBruteForce) {
+  const int wanted = testing::kInstrumentedBuild ? 3 : 16;
+  const std::vector<CostModes> all_modes = testing::AllModes();
+  int problems = 0, runs = 0, split_runs = 0, crossing_runs = 0;
+  for (uint64_t seed = 72001; problems < wanted; ++seed) {
+    ASSERT_LT(seed, 72001u + 40u * static_cast<uint64_t>(wanted)) << "too few problems";
+    const Problem small = testing::RandomProblem(seed, testing::BoundProblemOptions(seed));
+    if (small.op(0).type != OpType::kPointwise || small.num_ops() < 2) continue;
+    std::vector<Tensor> tensors;
+    std::vector<Op> ops;
+    for (int t = 0; t < small.num_tensors(); ++t) tensors.push_back(small.tensor(t));
+    for (int o = 0; o < small.num_ops(); ++o) ops.push_back(small.op(o));
+    const Tensor shape = small.tensor(small.op(0).output);
+    std::vector<int> inputs;
+    for (int i = 0; i < 64; ++i) {
+      tensors.push_back(shape);
+      inputs.push_back(static_cast<int>(tensors.size()) - 1);
+    }
+    inputs.insert(inputs.end(), ops[0].inputs.begin(), ops[0].inputs.end());
+    ops[0].inputs = inputs;
+    Hardware hw = small.hardware();
+    hw.fast_memory_capacity += 64 * shape.size();
+    auto made = Problem::Create(tensors, ops, hw);
+    ASSERT_TRUE(made.ok()) << made.status().message();
+    const Problem& wide = *made;
+    // Runs where the problem splits and op 0's component has a tensor crossing to another.
+    std::vector<bool> crossing(all_modes.size(), false);
+    bool any = false;
+    for (size_t mi = 0; mi < all_modes.size(); ++mi) {
+      const std::vector<int> of = LinkComponents(wide, all_modes[mi]);
+      for (int o = 0; o < wide.num_ops(); ++o) {
+        if (of[static_cast<size_t>(o)] != of[0]) continue;
+        const Op& op = wide.op(o);
+        for (int t : op.inputs) {
+          const int p = wide.producer(t);
+          if (p >= 0 && of[static_cast<size_t>(p)] != of[0]) crossing[mi] = true;
+        }
+        for (int r : wide.graph().successors(o)) {
+          if (of[static_cast<size_t>(r)] != of[0]) crossing[mi] = true;
+        }
+      }
+      any = any || crossing[mi];
+    }
+    if (!any) continue;
+    std::vector<testing::BruteForceResult> optima;
+    bool found_all = true;
+    for (const CostModes& modes : all_modes) {
+      optima.push_back(testing::BruteForceOptimum(wide, modes, testing::AdmissibilityLimits()));
+      ASSERT_TRUE(optima.back().error.empty()) << "seed " << seed << ": " << optima.back().error;
+      found_all = found_all && optima.back().found;
+    }
+    if (!found_all) continue;
+    ++problems;
+    for (size_t mi = 0; mi < all_modes.size(); ++mi) {
+      const CostModes& modes = all_modes[mi];
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(modes) + ": " + ProblemToJson(wide));
+      search::Tier2Options options;
+      options.modes = modes;
+      options.threads = 1;
+      const search::SplitTier2Result split = search::SplitTier2Bound(wide, options);
+      const search::Tier2Result whole = Tier2(wide, modes);
+      ++runs;
+      split_runs += split.components >= 2;
+      crossing_runs += crossing[mi];
+      EXPECT_EQ(split.status, search::Tier2Status::kConverged) << search::SplitTier2Summary(split);
+      EXPECT_EQ(whole.status, search::Tier2Status::kConverged) << search::Tier2Summary(whole);
+      ASSERT_LE(split.value, optima[mi].total * (1 + 1e-9)) << "split tier 2 above the optimum";
+      ASSERT_LE(whole.value, optima[mi].total * (1 + 1e-9)) << "tier 2 above the optimum";
+    }
+  }
+  std::printf("[ mask ] %d problems of 64 inputs more on op 0: %d runs, %d that split, %d with a tensor "
+              "crossing out of or into op 0's component (ids of 64 or more there); never above the "
+              "optimum\n",
+              problems, runs, split_runs, crossing_runs);
+  EXPECT_GE(problems, wanted);
+  EXPECT_GE(crossing_runs, problems);
 }
 
 }  // namespace
