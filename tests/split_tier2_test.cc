@@ -4,10 +4,11 @@
 // the valid 8,192; Lemma W4 per component below the shares of optimal and greedy schedules;
 // with Lemma T5 on every op set it applies to, still below the optimum (W2 and T5 together);
 // with Lemma T7, moe-4x4-e8's expert components priced up to their symmetry; a component that
-// is the same problem as an earlier one takes its run.
+// is the same problem as an earlier one takes its run, unless W2's masks differ.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -320,6 +321,115 @@ TEST(SplitTier2, IdenticalComponentsArePricedOnce) {
               problems, copies, changed_apart);
   EXPECT_GE(copies, problems);
   EXPECT_GT(changed_apart, problems / 2);
+}
+
+// SamePricing compares W2's masks too: two copies of a random problem whose cut-out problems are
+// equal, but one copy has a tensor crossing to an added op (Lemma M5's one edge that is never
+// fusable: a Pointwise op feeding a MatMul's LHS of width K above native_w). An added Pointwise
+// op producing a wide graph input that only MatMuls read, as their LHS, makes it crossing-in
+// (`free_resident`); an added MatMul reading a wide Pointwise output that nobody reads makes it
+// crossing-out (`rebate`). Every component of the two copies has exactly the value of the same
+// component when its copy is priced alone (with or without the added op), whichever copy comes
+// first.
+TEST(SplitTier2, CopiesWithOtherMasksArePricedApart) {
+  const int wanted = testing::kInstrumentedBuild ? 8 : 64;
+  int problems = 0, crossing_in = 0, crossing_out = 0, differing = 0, copies = 0;
+  for (uint64_t seed = 7601; problems < wanted; ++seed) {
+    ASSERT_LT(seed, 7601u + 40u * static_cast<uint64_t>(wanted)) << "too few problems with a wide LHS";
+    const Problem one = testing::RandomProblem(seed, testing::BoundProblemOptions(seed));
+    const int64_t native_w = one.hardware().native_w;
+    // A wide graph input that only MatMuls read, and only as their LHS, or a wide Pointwise
+    // output that nobody reads.
+    int in_tensor = -1, out_tensor = -1;
+    for (int o = 0; o < one.num_ops(); ++o) {
+      const Op& op = one.op(o);
+      const int lhs = op.inputs[0];
+      bool only_lhs = op.type == OpType::kMatMul && one.is_graph_input(lhs) && one.tensor(lhs).width > native_w;
+      for (int r = 0; r < one.num_ops() && only_lhs; ++r) {
+        const Op& reader = one.op(r);
+        for (size_t i = 0; i < reader.inputs.size(); ++i) {
+          if (reader.inputs[i] == lhs && (reader.type != OpType::kMatMul || i != 0)) only_lhs = false;
+        }
+      }
+      if (only_lhs) in_tensor = lhs;
+      if (op.type == OpType::kPointwise && one.is_graph_output(op.output) && one.tensor(op.output).width > native_w) {
+        out_tensor = op.output;
+      }
+    }
+    const bool in = seed % 2 == 0 ? in_tensor >= 0 : in_tensor >= 0 && out_tensor < 0;
+    if (in_tensor < 0 && out_tensor < 0) continue;
+    const int tensor = in ? in_tensor : out_tensor;
+    const int marked = static_cast<int>(seed / 2 % 2);  // the copy that gets the added op
+    const CostModes modes = testing::AllModes()[static_cast<size_t>(seed) % 8];
+    // `count` copies of `one`, with the added op (after all of them) on copy `mark`.
+    auto build = [&](int count, int mark) {
+      std::vector<Tensor> tensors;
+      std::vector<Op> ops;
+      for (int c = 0; c < count; ++c) {
+        for (int t = 0; t < one.num_tensors(); ++t) tensors.push_back(one.tensor(t));
+        for (int o = 0; o < one.num_ops(); ++o) {
+          Op op = one.op(o);
+          for (int& t : op.inputs) t += c * one.num_tensors();
+          op.output += c * one.num_tensors();
+          ops.push_back(op);
+        }
+      }
+      if (mark >= 0) {
+        const int t = tensor + mark * one.num_tensors();
+        const Tensor shape = one.tensor(tensor);
+        tensors.push_back(shape);
+        const int extra = static_cast<int>(tensors.size()) - 1;
+        if (in) {
+          ops.push_back({OpType::kPointwise, {extra}, t, 300});
+        } else {  // `extra` is the weight: K = shape.width rows
+          tensors.back() = {64, shape.width};
+          tensors.push_back({64, shape.height});
+          ops.push_back({OpType::kMatMul, {t, extra}, extra + 1, 500});
+        }
+      }
+      auto made = Problem::Create(tensors, ops, one.hardware());
+      EXPECT_TRUE(made.ok()) << made.status().message();
+      return std::move(made).value();
+    };
+    const Problem both = build(2, marked);
+    const Problem alone_marked = build(1, 0);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + ModesString(modes) + ", copy " + std::to_string(marked) +
+                 (in ? " crossing-in: " : " crossing-out: ") + ProblemToJson(both));
+    const std::vector<int> of = LinkComponents(both, modes);
+    const std::vector<int> of_one = LinkComponents(one, modes);
+    const std::vector<int> of_marked = LinkComponents(alone_marked, modes);
+    // Under contest rules the added op is a component of its own (the edge is never fusable).
+    if (modes.rules == Rules::kContest) {
+      const int added = both.num_ops() - 1;
+      for (int o = 0; o < added; ++o) EXPECT_NE(of[static_cast<size_t>(o)], of[static_cast<size_t>(added)]);
+    }
+    const search::SplitTier2Result split = Split(both, modes);
+    const search::SplitTier2Result plain = Split(one, modes);
+    const search::SplitTier2Result with = Split(alone_marked, modes);
+    ++problems;
+    copies += split.copies;
+    (in ? crossing_in : crossing_out) += 1;
+    const int n = one.num_ops();
+    std::set<size_t> differ;  // the marked copy's components whose value is not the other copy's
+    for (int o = 0; o < n; ++o) {
+      const size_t cm = static_cast<size_t>(of[static_cast<size_t>(o + marked * n)]);
+      const size_t cp = static_cast<size_t>(of[static_cast<size_t>(o + (1 - marked) * n)]);
+      const double marked_value = split.parts[cm].tier2;
+      EXPECT_EQ(marked_value, with.parts[static_cast<size_t>(of_marked[static_cast<size_t>(o)])].tier2) << "op " << o;
+      EXPECT_EQ(split.parts[cp].tier2, plain.parts[static_cast<size_t>(of_one[static_cast<size_t>(o)])].tier2)
+          << "op " << o;
+      if (marked_value != split.parts[cp].tier2) differ.insert(cm);
+    }
+    differing += static_cast<int>(differ.size());
+  }
+  std::printf("[ split copies ] %d problems of two copies, one with a tensor crossing in (%d) or out (%d): each "
+              "component at its value alone; %d components priced as copies; "
+              "%d components of the copy with the added op differ from the other copy's\n",
+              problems, crossing_in, crossing_out, copies, differing);
+  EXPECT_GE(problems, wanted);
+  EXPECT_GT(crossing_in, 0);
+  EXPECT_GT(crossing_out, 0);
+  EXPECT_GT(differing, 0);
 }
 
 }  // namespace
