@@ -9,8 +9,8 @@
 //       property test checks the search's results against the bound itself;
 //   (c) the enumerator itself: its optimum is at most every SPEC.md section 8 total of a valid
 //       schedule and every random schedule of its own space, a tile beyond the sink costs as
-//       the sink (a claim its space rests on), and it finds hand-computed optima of tiny
-//       problems.
+//       the sink (a claim its space rests on), it finds hand-computed optima of tiny problems,
+//       and it refuses problems beyond its space (more than 16 ops or 128 tensors).
 // None of this reuses src/bound/: the enumerator costs with the evaluator's pieces and
 // every optimum it returns is re-scored by Evaluate().
 #include <algorithm>
@@ -338,6 +338,31 @@ TEST(BruteForce, HandOptimumFusionBeatsRetention) {
   EXPECT_NEAR(optimum.total, /*fused 3x3 tiles=*/52, 1e-9);
   ASSERT_EQ(optimum.schedule.subgraphs.size(), 1u);
   EXPECT_EQ(optimum.schedule.subgraphs[0].ops.size(), 2u);
+}
+
+// Beyond its space (17 ops, or 129 tensors) the enumerator says so in `error` and finds nothing,
+// rather than listing 2^17 op sets or overflowing its 128-bit tensor sets; at 128 tensors it runs.
+TEST(BruteForce, RefusesProblemsBeyondItsSpace) {
+  auto chain = [](int ops, int extra_inputs) {
+    ProblemBuilder b(/*capacity=*/100000, /*bandwidth=*/1, /*native=*/4);
+    int t = b.Tensor(1, 1);
+    std::vector<int> first = {t};
+    for (int i = 0; i < extra_inputs; ++i) first.push_back(b.Tensor(1, 1));
+    for (int o = 0; o < ops; ++o) {
+      const int out = b.Tensor(1, 1);
+      b.Pointwise(o == 0 ? first : std::vector<int>{t}, out, 1);
+      t = out;
+    }
+    return b.Build();
+  };
+  const BruteForceResult too_many_ops = BruteForceOptimum(chain(17, 0), {});
+  EXPECT_FALSE(too_many_ops.found);
+  EXPECT_NE(too_many_ops.error.find("17 ops"), std::string::npos) << too_many_ops.error;
+  const BruteForceResult too_many_tensors = BruteForceOptimum(chain(1, 127), {});  // 1 + 127 + 1
+  EXPECT_FALSE(too_many_tensors.found);
+  EXPECT_NE(too_many_tensors.error.find("129 tensors"), std::string::npos) << too_many_tensors.error;
+  const BruteForceResult at_limit = BruteForceOptimum(chain(1, 126), {});  // 128 tensors
+  EXPECT_TRUE(at_limit.found && at_limit.error.empty()) << at_limit.error;
 }
 
 // MM0(A 4x8, B 8x4)->C 4x4, cost 16, native 4, bandwidth 1. Default modes: k <= 4 < K = 8, so

@@ -463,6 +463,12 @@ BruteForceResult Enumerator::Run() {
 
 BruteForceResult BruteForceOptimum(const Problem& problem, const CostModes& modes,
                                    const BruteForceLimits& limits) {
+  if (problem.num_ops() > 16 || problem.num_tensors() > 128) {  // the space's limits (brute_force.h)
+    BruteForceResult out;
+    out.error = "the enumerator takes at most 16 ops and 128 tensors, not " + std::to_string(problem.num_ops()) +
+                " ops and " + std::to_string(problem.num_tensors()) + " tensors";
+    return out;
+  }
   BruteForceResult full = Enumerator(problem, modes, limits, /*reduced=*/false).Run();
   if (!full.cut || full.states > limits.max_states) return full;
   // The full space needs too many cost calls: search the reduced one, and say so.

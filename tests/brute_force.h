@@ -93,7 +93,8 @@ struct BruteForceResult {
   bool exhaustive = true;    // full candidate sets everywhere and no limit reached
   bool cut = false;          // a limit stopped the search
   bool reduced = false;      // the reduced space was searched (the full one was too large)
-  std::string error;         // non-empty when Evaluate() disagrees with the search (a bug)
+  std::string error;         // non-empty when Evaluate() disagrees with the search (a bug), or the
+                             // problem is beyond the space (more than 16 ops or 128 tensors)
   int64_t states = 0;        // states settled
   int64_t contexts = 0;      // subgraph contexts costed
   int64_t cost_calls = 0;    // CostModel::Cost calls
