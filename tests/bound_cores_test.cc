@@ -459,11 +459,13 @@ TEST(Cores, PiecesPricedAloneStayBelowTheSubgraph) {
 // the relaxed fit (Lemma X10 with the flags) together; the fit also directly: at each of those
 // granularities every piece's PieceFitFloor is at most S's peak working set.
 TEST(Cores, PiecePricesStayBelowEveryFittingConfiguration) {
-  const int wanted = testing::kInstrumentedBuild ? 2 : 15;
+  // Seeds 1-15; under the sanitizers 3 and 4 (seed 2 alone takes 60% of the release run's time,
+  // and 10 times as long there; seeds 3 and 4 check 32,490 points).
+  const uint64_t first = testing::kInstrumentedBuild ? 3 : 1, last = testing::kInstrumentedBuild ? 4 : 15;
   int64_t points = 0, with_context = 0, enumerated = 0, classes = 0, close = 0, close_classes = 0;
   int64_t class_positive = 0, floor_tight = 0;
   std::mt19937_64 rng(11);
-  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(wanted); ++seed) {
+  for (uint64_t seed = first; seed <= last; ++seed) {
     testing::RandomProblemOptions options = SmallProblems(7);
     options.natives = {8, 16};
     options.dims = {8, 12, 16, 24, 32, 40};
