@@ -66,7 +66,7 @@ double Quantile(std::vector<double> values, double q) {
 
 // (a) The bound is at most the enumerated optimum on >= 1,000 problems in every mode.
 TEST(BoundAdmissibility, BelowBruteForceOptimumOnRandomProblems) {
-  const int wanted = testing::kInstrumentedBuild ? 120 : 1000;
+  const int wanted = testing::kInstrumentedBuild ? 64 : 1000;
   const std::vector<CostModes> modes = AllModes();
   int problems = 0, infeasible = 0, cut_problems = 0;
   int64_t runs = 0, exhaustive = 0, reduced = 0, cut = 0, states = 0, cost_calls = 0;

@@ -271,7 +271,7 @@ TEST(JoinFamily, BelowBruteForceOptimumAndRaisedByJ1) {
 }
 
 TEST(ResidentPairFamily, BelowBruteForceOptimumAndRaisedByM10) {
-  const int problems = testing::kInstrumentedBuild ? 40 : 400;
+  const int problems = testing::kInstrumentedBuild ? 20 : 400;
   bound::ChargeLemmas without;
   without.resident_pairs = false;
   const Counts c = CheckFamily(ResidentPairProblem, 1, problems, bound::Variant::kPlain, without);

@@ -53,7 +53,7 @@ double Tier2(const Problem& problem, const CostModes& modes) {
 int Count(const std::vector<int>& of) { return of.empty() ? 0 : *std::max_element(of.begin(), of.end()) + 1; }
 
 TEST(CoreLp, BelowBruteForceOptimumOnRandomProblems) {
-  const int wanted = testing::kInstrumentedBuild ? 15 : 120;
+  const int wanted = testing::kInstrumentedBuild ? 8 : 120;
   struct Run {
     testing::BruteForceResult optimum;
     std::array<search::CoreLpResult, 2> core;  // every admissible cut, the design's cuts
@@ -123,7 +123,7 @@ TEST(CoreLp, BelowBruteForceOptimumOnRandomProblems) {
 // context's own bound, so the value is never above tier 2's (which also uses Lemmas X5 and X9),
 // and equal to it where those add nothing.
 TEST(CoreLp, WithoutCutsItIsTier2sLp) {
-  const int wanted = testing::kInstrumentedBuild ? 8 : 40;
+  const int wanted = testing::kInstrumentedBuild ? 4 : 40;
   struct Run {
     testing::BruteForceResult optimum;
     search::CoreLpResult core;

@@ -150,7 +150,7 @@ TEST(SplitTier2, LargeComponentCountsAtItsFloor) {
 }
 
 TEST(SplitTier2, BelowBruteForceOptimumOnRandomProblems) {
-  const int wanted = testing::kInstrumentedBuild ? 25 : 400;
+  const int wanted = testing::kInstrumentedBuild ? 12 : 400;
   const std::vector<CostModes> modes = testing::AllModes();
   struct Run {
     testing::BruteForceResult optimum;

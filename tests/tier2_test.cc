@@ -79,7 +79,7 @@ bool FitsOnlyFused(const Problem& problem, const CostModes& modes) {
 
 // (a) Below the enumerated optimum in every mode.
 TEST(Tier2, BelowBruteForceOptimumOnRandomProblems) {
-  const int wanted = testing::kInstrumentedBuild ? 25 : 400;
+  const int wanted = testing::kInstrumentedBuild ? 12 : 400;
   const std::vector<CostModes> modes = testing::AllModes();
   struct Run {
     testing::BruteForceResult optimum;
@@ -293,7 +293,7 @@ TEST(Tier2, WorksWhereAnOpFitsOnlyFused) {
 // priced as nothing retained less the stores retention saves, capped by what fits beside the
 // resident set). Seeds from 9,001.
 TEST(Tier2, RetentionRelaxedBelowBruteForceOptimum) {
-  const int wanted = testing::kInstrumentedBuild ? 25 : 150;
+  const int wanted = testing::kInstrumentedBuild ? 12 : 150;
   struct Run {
     testing::BruteForceResult optimum;
     double tier1 = 0;
