@@ -38,6 +38,9 @@ ChainResult RunChain(SearchContext& ctx, const Draft& start, uint64_t chain, int
   const double horizon = ctx.budget.Remaining();
   const double start_time = ctx.budget.Elapsed();
   int64_t last_best = 0;
+  // The draft each move writes into: kept across moves, so that copying `current` into it reuses
+  // its buffers (on a large graph, allocating a fresh copy per move cost more than the move).
+  Draft next;
   for (int64_t i = 0; moves == 0 || i < moves; ++i) {
     // Every move: on a large graph one move re-costs a long draft.
     if (ctx.budget.Expired()) break;
@@ -59,18 +62,17 @@ ChainResult RunChain(SearchContext& ctx, const Draft& start, uint64_t chain, int
     MoveStats& stats = result.stats[which];
     ++stats.tried;
     ++result.moves;
-    auto next = move.Apply(current, ctx.problem, ctx.plans, rng);
-    if (!next) continue;
+    if (!move.ApplyInto(current, ctx.problem, ctx.plans, rng, &next)) continue;
     ++stats.applied;
     ctx.CountMoves(1);
-    if (!RecostChanged(ctx.problem, ctx.coster, current, &*next)) continue;
+    if (!RecostChanged(ctx.problem, ctx.coster, current, &next)) continue;
     ++stats.valid;
     // A move leaves its neighbours' retention as it was: choose it again around the change.
-    OptimizeChangedRetention(ctx.problem, ctx.coster, current, &*next);
-    const double delta = next->total - current.total;
+    OptimizeChangedRetention(ctx.problem, ctx.coster, current, &next);
+    const double delta = next.total - current.total;
     if (delta <= 0 || std::uniform_real_distribution<double>(0, 1)(rng) < std::exp(-delta / temp)) {
       ++stats.accepted;
-      current = std::move(*next);
+      std::swap(current, next);
       if (Improves(current.total, result.best.total)) {
         ++stats.improved;
         last_best = i;

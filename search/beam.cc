@@ -15,6 +15,7 @@
 // result is accepted when the untouched suffix still reads only available tensors.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <memory>
@@ -233,20 +234,27 @@ class Beam {
     by_op_ = &local_by_op_;
   }
 
-  // Keeps the `width_` best states, one per key (deterministic: stable order).
+  // Keeps the `width_` best states, one per key (deterministic: stable order). Sorts indices, not
+  // the states themselves (a state is a few hundred bytes), and moves only the kept ones.
   void SelectBest(std::vector<State>* states) const {
-    std::stable_sort(states->begin(), states->end(), [](const State& a, const State& b) {
-      if (a.key != b.key) return a.key < b.key;
-      return a.g < b.g;
+    const std::vector<State>& all = *states;
+    std::vector<uint32_t> order(all.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      if (all[a].key != all[b].key) return all[a].key < all[b].key;
+      return all[a].g < all[b].g;
     });
-    std::vector<State> unique;
-    for (State& s : *states) {
-      if (unique.empty() || unique.back().key != s.key) unique.push_back(std::move(s));
+    std::vector<uint32_t> unique;
+    for (uint32_t i : order) {
+      if (unique.empty() || all[unique.back()].key != all[i].key) unique.push_back(i);
     }
     std::stable_sort(unique.begin(), unique.end(),
-                     [](const State& a, const State& b) { return a.f < b.f; });
+                     [&](uint32_t a, uint32_t b) { return all[a].f < all[b].f; });
     if (static_cast<int>(unique.size()) > width_) unique.resize(static_cast<size_t>(width_));
-    *states = std::move(unique);
+    std::vector<State> kept;
+    kept.reserve(unique.size());
+    for (uint32_t i : unique) kept.push_back(std::move((*states)[i]));
+    *states = std::move(kept);
   }
 
   // Uncovered ops whose producers are all covered, by topological rank; when the last stage

@@ -2,8 +2,11 @@
 #include "coster.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
+#include <cstddef>
+#include <vector>
 
 #include "hashing.h"
 
@@ -84,6 +87,48 @@ struct MemoKeyCompare {
   static bool equal(const std::vector<int64_t>& a, const std::vector<int64_t>& b) { return a == b; }
 };
 
+// The front of the memo: per thread, a direct-mapped table of the last answers by the context's
+// ids themselves (ops, retained, resident) and the coster that gave them. A plan is a function
+// of its ops, so equal ids ask the same question, and the answer is the one the memo gave: the
+// table changes no result, it only spares a hit the shape key and the shared map. Contexts with
+// more than kFrontIds ids in all skip it.
+constexpr size_t kFrontIds = 40;
+constexpr size_t kFrontSlots = 4096;  // a power of two
+struct FrontEntry {
+  uint64_t coster = 0;  // 0: empty
+  uint8_t ops = 0, retained = 0, resident = 0;
+  std::array<int, kFrontIds> ids{};
+  std::optional<TileChoice> choice;
+};
+
+// Writes the context's ids into `ids` and returns their hash, or nothing when they do not fit.
+std::optional<uint64_t> FrontKey(uint64_t coster, const SubgraphPlan& plan,
+                                 std::span<const int> retained, std::span<const int> resident,
+                                 FrontEntry* key) {
+  const size_t n = plan.ops().size() + retained.size() + resident.size();
+  if (n > kFrontIds) return std::nullopt;
+  key->coster = coster;
+  key->ops = static_cast<uint8_t>(plan.ops().size());
+  key->retained = static_cast<uint8_t>(retained.size());
+  key->resident = static_cast<uint8_t>(resident.size());
+  auto out = std::copy(plan.ops().begin(), plan.ops().end(), key->ids.begin());
+  out = std::copy(retained.begin(), retained.end(), out);
+  std::copy(resident.begin(), resident.end(), out);
+  uint64_t h = MixHash(coster, (uint64_t{key->ops} << 16) | (uint64_t{key->retained} << 8) | key->resident);
+  for (size_t i = 0; i < n; ++i) h = MixHash(h, static_cast<uint32_t>(key->ids[i]));
+  return h;
+}
+
+bool SameContext(const FrontEntry& a, const FrontEntry& b) {
+  if (a.coster != b.coster || a.ops != b.ops || a.retained != b.retained || a.resident != b.resident) {
+    return false;
+  }
+  const size_t n = size_t{a.ops} + a.retained + a.resident;
+  return std::equal(a.ids.begin(), a.ids.begin() + static_cast<std::ptrdiff_t>(n), b.ids.begin());
+}
+
+std::atomic<uint64_t> next_coster_id{1};
+
 }  // namespace
 
 struct ModelCoster::Memo {
@@ -93,24 +138,46 @@ struct ModelCoster::Memo {
 
 ModelCoster::ModelCoster(const CostModel& model, ConfigureOptions options,
                          SearchProgress* progress)
-    : configurator_(model, options), memo_(std::make_unique<Memo>()), progress_(progress) {}
+    : configurator_(model, options),
+      memo_(std::make_unique<Memo>()),
+      progress_(progress),
+      id_(next_coster_id.fetch_add(1, std::memory_order_relaxed)) {}
 ModelCoster::~ModelCoster() = default;
 
 std::optional<TileChoice> ModelCoster::Configure(const SubgraphPlan& plan,
                                                  std::span<const int> retained,
                                                  std::span<const int> resident) {
   if (progress_) progress_->costings.fetch_add(1, std::memory_order_relaxed);
+  thread_local std::vector<FrontEntry> front(kFrontSlots);
+  thread_local FrontEntry asked;
+  const std::optional<uint64_t> front_hash = FrontKey(id_, plan, retained, resident, &asked);
+  FrontEntry* slot_in_front = nullptr;
+  if (front_hash) {
+    slot_in_front = &front[*front_hash & (kFrontSlots - 1)];
+    if (SameContext(*slot_in_front, asked)) return slot_in_front->choice;
+  }
+  auto remember = [&](const std::optional<TileChoice>& choice) {
+    if (slot_in_front == nullptr) return;
+    // The key again: whatever ran on this thread meanwhile may have used `asked`.
+    FrontKey(id_, plan, retained, resident, &asked);
+    asked.choice = choice;
+    std::swap(*slot_in_front, asked);
+  };
   thread_local std::vector<int64_t> key;
   ShapeKey(configurator_.model().problem(), plan, retained, resident, key);
   {
     decltype(memo_->map)::const_accessor found;
-    if (memo_->map.find(found, key)) return found->second;
+    if (memo_->map.find(found, key)) {
+      remember(found->second);
+      return found->second;
+    }
   }
   memo_->misses.fetch_add(1, std::memory_order_relaxed);
   if (progress_) progress_->configurations.fetch_add(1, std::memory_order_relaxed);
   std::optional<TileChoice> choice = configurator_.Best(plan, retained, resident);
   decltype(memo_->map)::accessor slot;
   if (memo_->map.insert(slot, key)) slot->second = choice;
+  remember(slot->second);
   return slot->second;
 }
 

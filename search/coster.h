@@ -4,12 +4,14 @@
 // of a subgraph in its context, or nullopt when nothing fits. ModelCoster answers with the
 // real Configurator and memoizes on (ops, retained, resident), the whole key a subgraph's cost
 // depends on (docs/style.md rule 8), written with ids relabelled by rank inside the subgraph so that
-// identical shapes (the blocks of a stack) are configured once; tests substitute a fake coster
-// for fast, exact strategy tests.
+// identical shapes (the blocks of a stack) are configured once, with a per-thread table of the
+// last answers by the ids themselves in front of it (a hit then costs no key and no lock); tests
+// substitute a fake coster for fast, exact strategy tests.
 #ifndef TILESCHED_SEARCH_COSTER_H_
 #define TILESCHED_SEARCH_COSTER_H_
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -48,6 +50,7 @@ class ModelCoster : public SubgraphCoster {
   Configurator configurator_;
   std::unique_ptr<Memo> memo_;
   SearchProgress* progress_;
+  uint64_t id_;  // unique per coster of the process: the per-thread front of the memo tells them apart
 };
 
 }  // namespace tilesched::search

@@ -49,9 +49,16 @@ struct MatchedEnds {
 };
 MatchedEnds MatchEnds(const Draft& before, const Draft& after);
 
+// Given that `before` is a valid draft (DraftIsConsistent), whether `after` is one, with `ends`
+// = MatchEnds(before, after): the same answer as DraftIsConsistent(after), found by looking at
+// the changed stages (and, for a tensor they no longer write, at the stages before them) rather
+// than the whole draft; the whole scan only where an op or a written tensor left the change.
+bool ChangeIsConsistent(const Problem& problem, const Draft& before, const Draft& after,
+                        const MatchedEnds& ends);
+
 // Like RecostDraft, but re-configures only the stages whose ops, retention or resident set
 // differ from `before` (the draft `after` was derived from; MatchEnds); the others keep their
-// choices.
+// choices. `before` must be valid (ChangeIsConsistent checks only what changed).
 bool RecostChanged(const Problem& problem, SubgraphCoster& coster, const Draft& before,
                    Draft* after);
 

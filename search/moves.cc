@@ -26,17 +26,17 @@ void PruneRetention(Draft* d) {
 class MergeMove : public Move {
  public:
   const char* name() const override { return "merge"; }
-  std::optional<Draft> Apply(const Draft& d, const Problem&, PlanCache& plans, Rng& rng) const override {
-    if (d.stages.size() < 2) return std::nullopt;
+  bool ApplyInto(const Draft& d, const Problem&, PlanCache& plans, Rng& rng, Draft* out) const override {
+    if (d.stages.size() < 2) return false;
     const size_t s = Pick(rng, d.stages.size() - 1);
     const SubgraphPlan* plan = plans.Get(Union(d.stages[s].plan->ops(), d.stages[s + 1].plan->ops()));
-    if (!plan) return std::nullopt;
-    Draft out = d;
-    out.stages[s].plan = plan;
-    out.stages[s].retained = d.stages[s + 1].retained;
-    out.stages.erase(out.stages.begin() + static_cast<long>(s) + 1);
-    PruneRetention(&out);
-    return out;
+    if (!plan) return false;
+    *out = d;
+    out->stages[s].plan = plan;
+    out->stages[s].retained = d.stages[s + 1].retained;
+    out->stages.erase(out->stages.begin() + static_cast<long>(s) + 1);
+    PruneRetention(out);
+    return true;
   }
 };
 
@@ -44,21 +44,21 @@ class MergeMove : public Move {
 class SplitMove : public Move {
  public:
   const char* name() const override { return "split"; }
-  std::optional<Draft> Apply(const Draft& d, const Problem&, PlanCache& plans, Rng& rng) const override {
+  bool ApplyInto(const Draft& d, const Problem&, PlanCache& plans, Rng& rng, Draft* out) const override {
     const size_t s = Pick(rng, d.stages.size());
     const std::vector<int>& ops = d.stages[s].plan->ops();
-    if (ops.size() < 2) return std::nullopt;
+    if (ops.size() < 2) return false;
     const int op = ops[Pick(rng, ops.size())];
     const SubgraphPlan* rest = plans.Get(Without(ops, op));
     const SubgraphPlan* alone = plans.Get({op});
-    if (!rest || !alone) return std::nullopt;
-    Draft out = d;
-    out.stages[s].plan = rest;
+    if (!rest || !alone) return false;
+    *out = d;
+    out->stages[s].plan = rest;
     Stage single{alone, {}, {}};
     const bool before = rng() & 1;
-    out.stages.insert(out.stages.begin() + static_cast<long>(s) + (before ? 0 : 1), single);
-    PruneRetention(&out);
-    return out;
+    out->stages.insert(out->stages.begin() + static_cast<long>(s) + (before ? 0 : 1), single);
+    PruneRetention(out);
+    return true;
   }
 };
 
@@ -66,21 +66,21 @@ class SplitMove : public Move {
 class MoveOpMove : public Move {
  public:
   const char* name() const override { return "move-op"; }
-  std::optional<Draft> Apply(const Draft& d, const Problem&, PlanCache& plans, Rng& rng) const override {
-    if (d.stages.size() < 2) return std::nullopt;
+  bool ApplyInto(const Draft& d, const Problem&, PlanCache& plans, Rng& rng, Draft* out) const override {
+    if (d.stages.size() < 2) return false;
     const size_t s = Pick(rng, d.stages.size());
     const size_t t = (rng() & 1) ? (s == 0 ? 1 : s - 1) : (s + 1 == d.stages.size() ? s - 1 : s + 1);
     const std::vector<int>& ops = d.stages[s].plan->ops();
-    if (ops.size() < 2) return std::nullopt;
+    if (ops.size() < 2) return false;
     const int op = ops[Pick(rng, ops.size())];
     const SubgraphPlan* from = plans.Get(Without(ops, op));
     const SubgraphPlan* to = plans.Get(Union(d.stages[t].plan->ops(), {op}));
-    if (!from || !to) return std::nullopt;
-    Draft out = d;
-    out.stages[s].plan = from;
-    out.stages[t].plan = to;
-    PruneRetention(&out);
-    return out;
+    if (!from || !to) return false;
+    *out = d;
+    out->stages[s].plan = from;
+    out->stages[t].plan = to;
+    PruneRetention(out);
+    return true;
   }
 };
 
@@ -88,18 +88,18 @@ class MoveOpMove : public Move {
 class RecomputeMove : public Move {
  public:
   const char* name() const override { return "recompute"; }
-  std::optional<Draft> Apply(const Draft& d, const Problem& problem, PlanCache& plans,
-                             Rng& rng) const override {
+  bool ApplyInto(const Draft& d, const Problem& problem, PlanCache& plans, Rng& rng,
+                 Draft* out) const override {
     const size_t s = Pick(rng, d.stages.size());
     const auto& inputs = d.stages[s].plan->external_inputs();
-    if (inputs.empty()) return std::nullopt;
+    if (inputs.empty()) return false;
     const int p = problem.producer(inputs[Pick(rng, inputs.size())]);
-    if (p < 0) return std::nullopt;
+    if (p < 0) return false;
     const SubgraphPlan* plan = plans.Get(Union(d.stages[s].plan->ops(), {p}));
-    if (!plan) return std::nullopt;
-    Draft out = d;
-    out.stages[s].plan = plan;
-    return out;
+    if (!plan) return false;
+    *out = d;
+    out->stages[s].plan = plan;
+    return true;
   }
 };
 
@@ -107,9 +107,10 @@ class RecomputeMove : public Move {
 class UncomputeMove : public Move {
  public:
   const char* name() const override { return "uncompute"; }
-  std::optional<Draft> Apply(const Draft& d, const Problem& problem, PlanCache& plans,
-                             Rng& rng) const override {
-    std::vector<int> count(problem.num_ops(), 0);
+  bool ApplyInto(const Draft& d, const Problem& problem, PlanCache& plans, Rng& rng,
+                 Draft* out) const override {
+    thread_local std::vector<int> count;
+    count.assign(static_cast<size_t>(problem.num_ops()), 0);
     for (const Stage& st : d.stages) {
       for (int o : st.plan->ops()) ++count[o];
     }
@@ -119,18 +120,18 @@ class UncomputeMove : public Move {
         if (count[o] > 1) spots.push_back({s, o});
       }
     }
-    if (spots.empty()) return std::nullopt;
+    if (spots.empty()) return false;
     const auto [s, op] = spots[Pick(rng, spots.size())];
-    Draft out = d;
+    *out = d;
     if (d.stages[s].plan->ops().size() == 1) {
-      out.stages.erase(out.stages.begin() + static_cast<long>(s));
+      out->stages.erase(out->stages.begin() + static_cast<long>(s));
     } else {
       const SubgraphPlan* plan = plans.Get(Without(d.stages[s].plan->ops(), op));
-      if (!plan) return std::nullopt;
-      out.stages[s].plan = plan;
+      if (!plan) return false;
+      out->stages[s].plan = plan;
     }
-    PruneRetention(&out);
-    return out;
+    PruneRetention(out);
+    return true;
   }
 };
 
@@ -138,25 +139,25 @@ class UncomputeMove : public Move {
 class RetainMove : public Move {
  public:
   const char* name() const override { return "retain"; }
-  std::optional<Draft> Apply(const Draft& d, const Problem&, PlanCache&, Rng& rng) const override {
-    if (d.stages.size() < 2) return std::nullopt;
+  bool ApplyInto(const Draft& d, const Problem&, PlanCache&, Rng& rng, Draft* out) const override {
+    if (d.stages.size() < 2) return false;
     const size_t s = Pick(rng, d.stages.size() - 1);
     std::vector<int> shared;
     const SubgraphPlan& a = *d.stages[s].plan;
     const SubgraphPlan& b = *d.stages[s + 1].plan;
     std::set_intersection(a.produced().begin(), a.produced().end(), b.external_inputs().begin(),
                           b.external_inputs().end(), std::back_inserter(shared));
-    if (shared.empty()) return std::nullopt;
+    if (shared.empty()) return false;
     const int t = shared[Pick(rng, shared.size())];
-    Draft out = d;
-    auto& kept = out.stages[s].retained;
+    *out = d;
+    auto& kept = out->stages[s].retained;
     auto it = std::lower_bound(kept.begin(), kept.end(), t);
     if (it != kept.end() && *it == t) {
       kept.erase(it);
     } else {
       kept.insert(it, t);
     }
-    return out;
+    return true;
   }
 };
 
@@ -164,15 +165,15 @@ class RetainMove : public Move {
 class SwapMove : public Move {
  public:
   const char* name() const override { return "swap"; }
-  std::optional<Draft> Apply(const Draft& d, const Problem&, PlanCache&, Rng& rng) const override {
-    if (d.stages.size() < 2) return std::nullopt;
+  bool ApplyInto(const Draft& d, const Problem&, PlanCache&, Rng& rng, Draft* out) const override {
+    if (d.stages.size() < 2) return false;
     const size_t s = Pick(rng, d.stages.size() - 1);
-    Draft out = d;
-    std::swap(out.stages[s], out.stages[s + 1]);
-    out.stages[s].retained.clear();
-    out.stages[s + 1].retained.clear();
-    if (s > 0) out.stages[s - 1].retained.clear();
-    return out;
+    *out = d;
+    std::swap(out->stages[s], out->stages[s + 1]);
+    out->stages[s].retained.clear();
+    out->stages[s + 1].retained.clear();
+    if (s > 0) out->stages[s - 1].retained.clear();
+    return true;
   }
 };
 

@@ -154,7 +154,19 @@ StageRange ChangedStages(const Draft& before, const Draft& after) {
 bool OptimizeChangedRetention(const Problem& problem, SubgraphCoster& coster, const Draft& before,
                               Draft* after) {
   const StageRange range = ChangedStages(before, *after);
-  return OptimizeRetention(problem, coster, after, range.first, range.last);
+  if (range.first >= range.last) return false;
+  // What the program may change: the retention and choices of stages first..last, and the total.
+  const size_t end = std::min(range.last + 1, after->stages.size());
+  thread_local std::vector<Stage> kept;  // per thread: this runs for every annealing move
+  kept.assign(after->stages.begin() + static_cast<long>(range.first),
+              after->stages.begin() + static_cast<long>(end));
+  const double kept_total = after->total;
+  if (!OptimizeRetention(problem, coster, after, range.first, range.last)) return false;
+  // RetentionStaysValid sees only the next stage; the whole draft must stay valid.
+  if (ChangeIsConsistent(problem, before, *after, MatchEnds(before, *after))) return true;
+  std::copy(kept.begin(), kept.end(), after->stages.begin() + static_cast<long>(range.first));
+  after->total = kept_total;
+  return false;
 }
 
 }  // namespace tilesched::search

@@ -50,7 +50,10 @@ StageRange ChangedStages(const Draft& before, const Draft& after);
 
 // OptimizeRetention over ChangedStages(before, after): a move that merges, splits or moves ops
 // leaves the retention of the stages around it as it was, which is rarely the best for the new
-// stages. `after` must be re-costed (RecostChanged). Returns true when its total fell.
+// stages. `before` and `after` must be valid and `after` re-costed (RecostChanged, which checks
+// it). Returns true when its total fell; a choice that would leave `after` invalid (a tensor
+// retained and so not written, which a later stage reads again after a recomputation) is not
+// taken.
 bool OptimizeChangedRetention(const Problem& problem, SubgraphCoster& coster, const Draft& before,
                               Draft* after);
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <memory>
 #include <tuple>
 
 #include "tilesched/grid.h"
@@ -272,6 +273,43 @@ HeldCounts CountHeld(const Problem& problem, const CostModes& modes, const Subgr
   return out;
 }
 
+// The buffers of one StepEvaluator. Each thread keeps one set and lends it to the evaluator it
+// runs (a cost call makes one evaluator and drops it before returning), so a cost call reuses
+// the capacity of the calls before it instead of allocating; an evaluator made while another on
+// its thread is alive (no caller does so) gets buffers of its own.
+struct EvaluatorBuffers {
+  std::vector<const DemandGroup*> groups;
+  std::vector<std::vector<SliceDemand>> live_slices;
+  std::vector<int64_t> root_steps;
+  std::vector<ConcreteCompute> computes;
+  std::vector<OpWork> step_work;
+  std::vector<ConcreteSlice> current, previous;
+  std::vector<int64_t> special;
+  bool lent = false;
+};
+
+class BorrowedBuffers {
+ public:
+  BorrowedBuffers() {
+    thread_local EvaluatorBuffers buffers;
+    if (buffers.lent) {
+      own_ = std::make_unique<EvaluatorBuffers>();
+      buffers_ = own_.get();
+    } else {
+      buffers_ = &buffers;
+    }
+    buffers_->lent = true;
+  }
+  ~BorrowedBuffers() { buffers_->lent = false; }
+  BorrowedBuffers(const BorrowedBuffers&) = delete;
+  BorrowedBuffers& operator=(const BorrowedBuffers&) = delete;
+  EvaluatorBuffers& get() { return *buffers_; }
+
+ private:
+  std::unique_ptr<EvaluatorBuffers> own_;
+  EvaluatorBuffers* buffers_ = nullptr;
+};
+
 class StepEvaluator {
  public:
   StepEvaluator(const Problem& problem, const CostModes& modes, const SubgraphPlan& plan,
@@ -282,7 +320,20 @@ class StepEvaluator {
         plan_(plan),
         grid_(grid_width < 0 ? plan.width() : grid_width,
               grid_height < 0 ? plan.height() : grid_height, g.w, g.h),
-        k_(g.k) {
+        k_(g.k),
+        groups_(borrowed_.get().groups),
+        live_slices_(borrowed_.get().live_slices),
+        root_steps_(borrowed_.get().root_steps),
+        computes_(borrowed_.get().computes),
+        step_work_(borrowed_.get().step_work),
+        current_(borrowed_.get().current),
+        previous_(borrowed_.get().previous),
+        special_(borrowed_.get().special) {
+    groups_.clear();
+    root_steps_.clear();
+    step_work_.clear();
+    current_.clear();
+    previous_.clear();
     const Hardware& hw = problem.hardware();
     native_w_ = hw.native_w;
     native_h_ = hw.native_h;
@@ -291,12 +342,14 @@ class StepEvaluator {
     auto is_resident = [&](int t) { return std::binary_search(resident.begin(), resident.end(), t); };
     groups_.push_back(&plan.last_group());
     for (const DemandGroup& group : plan.root_groups()) groups_.push_back(&group);
-    for (const DemandGroup* group : groups_) {
-      std::vector<SliceDemand> live;
-      for (const SliceDemand& s : group->slices) {
+    // Only ever grown, so the inner vectors keep their capacity from call to call.
+    if (live_slices_.size() < groups_.size()) live_slices_.resize(groups_.size());
+    for (size_t gi = 0; gi < groups_.size(); ++gi) {
+      std::vector<SliceDemand>& live = live_slices_[gi];
+      live.clear();
+      for (const SliceDemand& s : groups_[gi]->slices) {
         if (!is_resident(s.tensor)) live.push_back(s);
       }
-      live_slices_.push_back(std::move(live));
     }
     n_k_ = 1;
     for (int64_t extent : plan.root_extents()) {
@@ -392,8 +445,10 @@ class StepEvaluator {
 
   // The k-steps of tile (r, c) whose cost can differ from their neighbours': the first and
   // last, a root's last slice and the step after it, a coincidence and the step after it.
-  std::vector<int64_t> SpecialSteps(int64_t r, int64_t c) const {
-    std::vector<int64_t> special = {0, 1, n_k_ - 1};
+  // The result lives until the next call.
+  const std::vector<int64_t>& SpecialSteps(int64_t r, int64_t c) {
+    std::vector<int64_t>& special = special_;
+    special.assign({0, 1, n_k_ - 1});
     for (int64_t n : root_steps_) {
       special.push_back(n - 1);
       special.push_back(n);
@@ -704,16 +759,18 @@ class StepEvaluator {
   int64_t native_w_ = 0, native_h_ = 0, capacity_ = 0;
   double bandwidth_ = 0;
   double lambda_ = -1;  // < 0: max(compute, memory) per step; else the weighted sum (SetLambda)
-  std::vector<const DemandGroup*> groups_;  // [0] = last step, [1 + i] = split root i
-  std::vector<std::vector<SliceDemand>> live_slices_;
-  std::vector<int64_t> root_steps_;
+  BorrowedBuffers borrowed_;  // declared before the references into it
+  std::vector<const DemandGroup*>& groups_;  // [0] = last step, [1 + i] = split root i
+  std::vector<std::vector<SliceDemand>>& live_slices_;  // [group]; may hold more (unused) groups
+  std::vector<int64_t>& root_steps_;
   int64_t n_k_ = 1;
   int64_t fixed_ws_ = 0;
   int64_t buffers_ = 0;
   int64_t sinks_written_ = 0;
-  std::vector<ConcreteCompute> computes_;
-  std::vector<OpWork> step_work_;  // per op of the plan: what the last Step() computed
-  std::vector<ConcreteSlice> current_, previous_;
+  std::vector<ConcreteCompute>& computes_;
+  std::vector<OpWork>& step_work_;  // per op of the plan: what the last Step() computed
+  std::vector<ConcreteSlice>& current_, & previous_;
+  std::vector<int64_t>& special_;  // SpecialSteps' result
   std::array<int64_t, 3> current_key_ = {-1, -1, -1};  // (r, c, j) that current_ holds, if any
 };
 

@@ -1,8 +1,10 @@
 // Graph: topological order (smallest ready op first), ranks, producers, consumers,
-// successors/predecessors, graph inputs/outputs, cycle messages and the DOT export.
+// successors/predecessors, graph inputs/outputs, cycle messages and the DOT export; the Bitset
+// of ids the graph passes and the search use, against std::vector<bool>.
 #include <algorithm>
 #include <cstdint>
 #include <ostream>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "test_files.h"
 #include "spec_problems.h"
 #include "test_util.h"
+#include "tilesched/bitset.h"
 #include "tilesched/graph.h"
 #include "tilesched/problem.h"
 
@@ -209,6 +212,87 @@ INSTANTIATE_TEST_SUITE_P(
         {"ProducedTwice", {Pw({0}, 1), Pw({0}, 1)}, {"tensor 1", "produced twice", "ops 0 and 1"}},
     }),
     [](const ::testing::TestParamInfo<CycleCase>& param_info) { return param_info.param.name; });
+
+// Sets of up to 1,024 ids live inside the object, larger ones on the heap: every operation on
+// sizes at both sides of that line, and copies between them, against std::vector<bool>.
+TEST(Bitset, AgreesWithVectorOfBoolOnBothSidesOfTheInlineSize) {
+  std::mt19937_64 rng(2026);
+  auto random_set = [&](int n, std::vector<bool>* ref) {
+    Bitset set(n);
+    ref->assign(static_cast<size_t>(n), false);
+    std::uniform_int_distribution<int> id(0, n - 1);
+    for (int i = 0; i < n / 3 + 1; ++i) {
+      const int x = id(rng);
+      if (rng() % 4 == 0) {
+        set.Reset(x);
+        (*ref)[static_cast<size_t>(x)] = false;
+      } else {
+        set.Set(x);
+        (*ref)[static_cast<size_t>(x)] = true;
+      }
+    }
+    return set;
+  };
+  auto expect_equal = [](const Bitset& set, const std::vector<bool>& ref, int n) {
+    int count = 0;
+    for (int x = 0; x < n; ++x) {
+      ASSERT_EQ(set.Test(x), ref[static_cast<size_t>(x)]) << "n " << n << " id " << x;
+      count += ref[static_cast<size_t>(x)];
+    }
+    EXPECT_EQ(set.Count(), count) << "n " << n;
+    std::vector<int> listed;
+    set.ForEach([&](int x) { listed.push_back(x); });
+    EXPECT_TRUE(std::is_sorted(listed.begin(), listed.end()));
+    EXPECT_EQ(static_cast<int>(listed.size()), count) << "n " << n;
+    EXPECT_EQ(set.words().size(), (static_cast<size_t>(n) + 63) / 64) << "n " << n;
+  };
+  for (int n : {1, 63, 64, 65, 1000, 1023, 1024, 1025, 1088, 3000}) {
+    for (int round = 0; round < 4; ++round) {
+      std::vector<bool> ra, rb;
+      Bitset a = random_set(n, &ra), b = random_set(n, &rb);
+      expect_equal(a, ra, n);
+      bool intersects = false;
+      for (int x = 0; x < n; ++x) intersects |= ra[static_cast<size_t>(x)] && rb[static_cast<size_t>(x)];
+      EXPECT_EQ(a.Intersects(b), intersects) << "n " << n;
+      Bitset both = a;
+      both.And(b);
+      Bitset either = a;
+      either.Or(b);
+      std::vector<bool> r_both(ra.size()), r_either(ra.size());
+      for (size_t x = 0; x < ra.size(); ++x) {
+        r_both[x] = ra[x] && rb[x];
+        r_either[x] = ra[x] || rb[x];
+      }
+      expect_equal(both, r_both, n);
+      expect_equal(either, r_either, n);
+      // A copy is a set of its own: changing it leaves the original as it was.
+      Bitset copy = a;
+      EXPECT_TRUE(copy == a);
+      copy.Set(n - 1);
+      copy.Reset(0);
+      expect_equal(a, ra, n);
+      std::vector<bool> r_copy = ra;
+      r_copy[static_cast<size_t>(n - 1)] = true;
+      r_copy[0] = false;  // after the Set, as on the copy
+      expect_equal(copy, r_copy, n);
+      EXPECT_EQ(copy == a, r_copy == ra) << "n " << n;
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  // Assignment across the inline size, both ways, and sets of different sizes never equal.
+  std::vector<bool> r_small, r_large;
+  Bitset small = random_set(100, &r_small), large = random_set(2000, &r_large);
+  EXPECT_FALSE(small == large);
+  Bitset target = small;
+  target = large;
+  expect_equal(target, r_large, 2000);
+  target = small;
+  expect_equal(target, r_small, 100);
+  Bitset moved = std::move(large);
+  expect_equal(moved, r_large, 2000);
+  EXPECT_TRUE(Bitset() == Bitset());
+  EXPECT_EQ(Bitset().Count(), 0);
+}
 
 }  // namespace
 }  // namespace tilesched

@@ -1,13 +1,17 @@
 // Search: candidate generation, the per-candidate configuration search, moves, and strategies
 // (against a fake cost model where exactness matters, the real one for the SPEC optima).
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <random>
 #include <set>
 
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
 
 #include "candidates.h"
 #include "configure.h"
@@ -278,6 +282,104 @@ TEST(Configurator, IdenticalShapesAreConfiguredOnce) {
   const std::vector<int> resident = {4};
   coster.Configure(plans[0], {}, resident);
   EXPECT_EQ(coster.evaluations(), 3);
+}
+
+// The per-thread table in front of the memo (search/coster.cc) answers by the context's ids and
+// the coster: two costers of problems with the same ids but other costs, asked in turn on one
+// thread, each keep their own answers; a context with too many ids for the table (here 45
+// resident tensors) is answered by the memo alone.
+TEST(Configurator, TheMemosFrontTellsCostersAndContextsApart) {
+  auto build = [](double matmul_cost) {
+    ProblemBuilder b(/*capacity=*/1 << 23, /*bandwidth=*/10);  // 45 resident tensors fit
+    for (int chain = 0; chain < 25; ++chain) {  // ops 2c, 2c + 1; tensors 4c .. 4c + 3
+      const int x = b.Tensor(256, 256), w = b.Tensor(256, 256), y = b.Tensor(256, 256);
+      b.MatMul(x, w, y, matmul_cost);
+      b.Pointwise({y}, b.Tensor(256, 256), 100);
+    }
+    return b.Build();
+  };
+  const Problem cheap = build(20000), dear = build(60000);  // compute-bound: the costs show
+  const CostModel cheap_model(cheap, {}), dear_model(dear, {});
+  search::ModelCoster cheap_coster(cheap_model), dear_coster(dear_model);
+  const search::Configurator cheap_direct(cheap_model), dear_direct(dear_model);
+  const SubgraphPlan cheap_plan = *SubgraphPlan::Create(cheap, {0, 1});
+  const SubgraphPlan dear_plan = *SubgraphPlan::Create(dear, {0, 1});
+  std::vector<int> many_resident;
+  for (int t = 8; t < 53; ++t) many_resident.push_back(t);  // untouched by ops 0 and 1
+  for (const std::vector<int>& resident : {std::vector<int>{}, std::vector<int>{8}, many_resident}) {
+    const auto cheap_expected = cheap_direct.Best(cheap_plan, {}, resident);
+    const auto dear_expected = dear_direct.Best(dear_plan, {}, resident);
+    ASSERT_TRUE(cheap_expected && dear_expected);
+    ASSERT_NE(cheap_expected->latency, dear_expected->latency);
+    const int64_t cheap_before = cheap_coster.evaluations(), dear_before = dear_coster.evaluations();
+    for (int round = 0; round < 3; ++round) {
+      const auto c = cheap_coster.Configure(cheap_plan, {}, resident);
+      const auto d = dear_coster.Configure(dear_plan, {}, resident);
+      ASSERT_TRUE(c && d);
+      EXPECT_EQ(c->latency, cheap_expected->latency) << "round " << round << ", " << resident.size() << " resident";
+      EXPECT_EQ(c->granularity, cheap_expected->granularity);
+      EXPECT_EQ(d->latency, dear_expected->latency) << "round " << round << ", " << resident.size() << " resident";
+      EXPECT_EQ(d->granularity, dear_expected->granularity);
+    }
+    // Each context was configured once per coster; the repeats were answered from a cache.
+    EXPECT_EQ(cheap_coster.evaluations(), cheap_before + 1);
+    EXPECT_EQ(dear_coster.evaluations(), dear_before + 1);
+  }
+}
+
+// The cost model lends each thread one set of buffers and the coster keeps a table per thread:
+// the contexts of random schedules (each subgraph with its retention and its predecessor's)
+// configured by one coster on many threads at once, each eight times in a shuffled order, get
+// the answers a sequential Configurator gives. Under ThreadSanitizer this also checks that
+// nothing is shared.
+TEST(Configurator, ManyThreadsGetTheSequentialAnswers) {
+  int contexts_checked = 0;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    const Problem problem = testing::RandomProblem(seed);
+    const Schedule schedule = testing::RandomSchedule(problem, seed);
+    const CostModel model(problem, {});
+    const search::Configurator direct(model);
+    struct Context {
+      SubgraphPlan plan;
+      std::vector<int> retained, resident;
+      std::optional<search::TileChoice> expected;
+    };
+    std::vector<Context> contexts;
+    std::vector<int> resident;
+    for (const Subgraph& sg : schedule.subgraphs) {
+      std::vector<int> ops = sg.ops, retained = sg.retained;
+      std::sort(ops.begin(), ops.end());
+      std::sort(retained.begin(), retained.end());
+      retained.erase(std::unique(retained.begin(), retained.end()), retained.end());
+      auto plan = SubgraphPlan::Create(problem, ops);
+      if (plan.ok()) {
+        for (const std::vector<int>& keep : {std::vector<int>{}, retained}) {
+          contexts.push_back({*plan, keep, resident, direct.Best(*plan, keep, resident)});
+        }
+      }
+      resident = retained;
+    }
+    std::vector<size_t> order;
+    std::mt19937_64 rng(seed);
+    for (int repeat = 0; repeat < 8; ++repeat) {
+      for (size_t i = 0; i < contexts.size(); ++i) order.push_back(i);
+    }
+    std::shuffle(order.begin(), order.end(), rng);
+    search::ModelCoster coster(model);
+    std::atomic<int> mismatches{0};
+    tbb::parallel_for(size_t{0}, order.size(), [&](size_t i) {
+      const Context& c = contexts[order[i]];
+      const auto got = coster.Configure(c.plan, c.retained, c.resident);
+      const bool same = got.has_value() == c.expected.has_value() &&
+                        (!got || (got->latency == c.expected->latency &&
+                                  got->granularity == c.expected->granularity &&
+                                  got->traversal == c.expected->traversal));
+      if (!same) mismatches.fetch_add(1);
+    });
+    EXPECT_EQ(mismatches.load(), 0) << "seed " << seed;
+    contexts_checked += static_cast<int>(contexts.size());
+  }
+  EXPECT_GT(contexts_checked, 100);
 }
 
 TEST(Configurator, SplitsKToFitAsIn5B) {

@@ -3,9 +3,12 @@
 //
 // Entry point: Bitset(n) holds ids 0..n-1, all clear; Set / Reset / Test one id, Or / And /
 // Intersects another set of the same size, Count, ForEach over the set ids in increasing order.
+// Up to 1,024 ids it allocates nothing (its words live inside it).
 #ifndef TILESCHED_BITSET_H_
 #define TILESCHED_BITSET_H_
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -17,41 +20,58 @@ namespace tilesched {
 class Bitset {
  public:
   Bitset() = default;
-  explicit Bitset(int n) : words_((static_cast<size_t>(n) + 63) / 64, 0) {}
-  void Set(int i) { words_[static_cast<size_t>(i) / 64] |= uint64_t{1} << (i % 64); }
-  void Reset(int i) { words_[static_cast<size_t>(i) / 64] &= ~(uint64_t{1} << (i % 64)); }
-  bool Test(int i) const { return (words_[static_cast<size_t>(i) / 64] >> (i % 64)) & 1; }
+  explicit Bitset(int n) : size_((static_cast<size_t>(n) + 63) / 64) {
+    if (size_ > kInline) heap_.assign(size_, 0);
+  }
+  void Set(int i) { data()[static_cast<size_t>(i) / 64] |= uint64_t{1} << (i % 64); }
+  void Reset(int i) { data()[static_cast<size_t>(i) / 64] &= ~(uint64_t{1} << (i % 64)); }
+  bool Test(int i) const { return (data()[static_cast<size_t>(i) / 64] >> (i % 64)) & 1; }
   int Count() const {
     int n = 0;
-    for (uint64_t w : words_) n += std::popcount(w);
+    for (uint64_t w : words()) n += std::popcount(w);
     return n;
   }
   void Or(const Bitset& other) {
-    for (size_t w = 0; w < words_.size(); ++w) words_[w] |= other.words_[w];
+    uint64_t* w = data();
+    const uint64_t* o = other.data();
+    for (size_t i = 0; i < size_; ++i) w[i] |= o[i];
   }
   void And(const Bitset& other) {
-    for (size_t w = 0; w < words_.size(); ++w) words_[w] &= other.words_[w];
+    uint64_t* w = data();
+    const uint64_t* o = other.data();
+    for (size_t i = 0; i < size_; ++i) w[i] &= o[i];
   }
   bool Intersects(const Bitset& other) const {
-    for (size_t w = 0; w < words_.size(); ++w) {
-      if (words_[w] & other.words_[w]) return true;
+    const uint64_t* w = data();
+    const uint64_t* o = other.data();
+    for (size_t i = 0; i < size_; ++i) {
+      if (w[i] & o[i]) return true;
     }
     return false;
   }
   template <typename F>
   void ForEach(F&& f) const {
-    for (size_t w = 0; w < words_.size(); ++w) {
-      for (uint64_t bits = words_[w]; bits; bits &= bits - 1) {
-        f(static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits))));
+    const uint64_t* w = data();
+    for (size_t i = 0; i < size_; ++i) {
+      for (uint64_t bits = w[i]; bits; bits &= bits - 1) {
+        f(static_cast<int>(i * 64 + static_cast<size_t>(std::countr_zero(bits))));
       }
     }
   }
-  bool operator==(const Bitset&) const = default;
+  bool operator==(const Bitset& other) const { return std::ranges::equal(words(), other.words()); }
   // The words, lowest ids first (for hashing).
-  std::span<const uint64_t> words() const { return words_; }
+  std::span<const uint64_t> words() const { return {data(), size_}; }
 
  private:
-  std::vector<uint64_t> words_;
+  // Sets of up to kInline x 64 ids live inside the object, so copying one (the search's states
+  // do, for every child) allocates nothing; larger ones on the heap.
+  static constexpr size_t kInline = 16;
+  uint64_t* data() { return size_ > kInline ? heap_.data() : inline_.data(); }
+  const uint64_t* data() const { return size_ > kInline ? heap_.data() : inline_.data(); }
+
+  size_t size_ = 0;  // words
+  std::array<uint64_t, kInline> inline_{};
+  std::vector<uint64_t> heap_;
 };
 
 }  // namespace tilesched
