@@ -3,8 +3,10 @@
 //
 // Entry points: Stage (plan, retained tensors, TileChoice), Draft (stages + total),
 // RecostDraft() re-configures every stage in order with the right resident set and checks
-// coverage and availability, ToSchedule() turns a draft into the solution value and DraftOf()
-// a judged solution back into a draft (the start of SearchOptions::start).
+// coverage and availability, RecostChanged() does so for the stages a move changed (MatchEnds()
+// finds them, ChangeIsConsistent() checks only them), ToSchedule() turns a draft into the
+// solution value and DraftOf() a judged solution back into a draft (the start of
+// SearchOptions::start).
 #ifndef TILESCHED_SEARCH_DRAFT_H_
 #define TILESCHED_SEARCH_DRAFT_H_
 
