@@ -78,8 +78,12 @@ bool RetentionStaysValid(const Problem& problem, const Stage& cur, const Stage& 
   return true;
 }
 
-bool OptimizeRetention(const Problem& problem, SubgraphCoster& coster, Draft* draft, size_t first,
-                       size_t last) {
+namespace {
+
+// The dynamic program of OptimizeRetention, without its validity guard: its options see only
+// the next stage (RetentionStaysValid), so after a recomputation its choice can leave the draft
+// invalid, and the callers check.
+bool ChooseRetention(const Problem& problem, SubgraphCoster& coster, Draft* draft, size_t first, size_t last) {
   std::vector<Stage>& stages = draft->stages;
   if (first >= last || last > stages.size()) return false;
   static const std::vector<int> kNone;
@@ -144,6 +148,28 @@ bool OptimizeRetention(const Problem& problem, SubgraphCoster& coster, Draft* dr
   return true;
 }
 
+// Restores stages [first, end) and the total of `draft` from `kept` when `valid` is false.
+bool KeepIfValid(bool valid, const std::vector<Stage>& kept, double kept_total, size_t first, Draft* draft) {
+  if (valid) return true;
+  std::copy(kept.begin(), kept.end(), draft->stages.begin() + static_cast<long>(first));
+  draft->total = kept_total;
+  return false;
+}
+
+}  // namespace
+
+bool OptimizeRetention(const Problem& problem, SubgraphCoster& coster, Draft* draft, size_t first,
+                       size_t last) {
+  if (first >= last || last > draft->stages.size()) return false;
+  const size_t end = std::min(last + 1, draft->stages.size());
+  const std::vector<Stage> kept(draft->stages.begin() + static_cast<long>(first),
+                                draft->stages.begin() + static_cast<long>(end));
+  const double kept_total = draft->total;
+  if (!ChooseRetention(problem, coster, draft, first, last)) return false;
+  // The options see only the next stage; the whole draft must stay valid.
+  return KeepIfValid(DraftIsConsistent(problem, *draft), kept, kept_total, first, draft);
+}
+
 StageRange ChangedStages(const Draft& before, const Draft& after) {
   const size_t na = after.stages.size();
   const auto [front, back] = MatchEnds(before, after);
@@ -161,12 +187,11 @@ bool OptimizeChangedRetention(const Problem& problem, SubgraphCoster& coster, co
   kept.assign(after->stages.begin() + static_cast<long>(range.first),
               after->stages.begin() + static_cast<long>(end));
   const double kept_total = after->total;
-  if (!OptimizeRetention(problem, coster, after, range.first, range.last)) return false;
-  // RetentionStaysValid sees only the next stage; the whole draft must stay valid.
-  if (ChangeIsConsistent(problem, before, *after, MatchEnds(before, *after))) return true;
-  std::copy(kept.begin(), kept.end(), after->stages.begin() + static_cast<long>(range.first));
-  after->total = kept_total;
-  return false;
+  if (!ChooseRetention(problem, coster, after, range.first, range.last)) return false;
+  // The options see only the next stage; the whole draft must stay valid (checked on the
+  // changed stages only: `before` is valid).
+  return KeepIfValid(ChangeIsConsistent(problem, before, *after, MatchEnds(before, *after)), kept, kept_total,
+                     range.first, after);
 }
 
 }  // namespace tilesched::search

@@ -10,7 +10,8 @@
 // and each alone), always with the current choice and the tensors the next stage can only get
 // this way (consumed inside the stage, so never written). ChangedStages(before, after) and
 // OptimizeChangedRetention(problem, coster, before, after) do the same around the stages a move
-// or a re-solved window changed.
+// or a re-solved window changed. Both keep a draft valid: a choice that a later stage
+// contradicts is not taken.
 #ifndef TILESCHED_SEARCH_RETENTION_H_
 #define TILESCHED_SEARCH_RETENTION_H_
 
@@ -34,7 +35,9 @@ bool RetentionStaysValid(const Problem& problem, const Stage& cur, const Stage& 
 // re-configures stages [first, last] (stage `last`, when there is one, keeps its own retention
 // and starts with the new resident set). The result is never worse than the draft's current
 // choice, which is among the options; returns true when the total fell. The retention of stage
-// first - 1 stays as it is.
+// first - 1 stays as it is. `draft` must be valid; a choice that would leave it invalid (a
+// tensor retained and so not written, which a later stage reads again after a recomputation:
+// the options see only the next stage) is not taken, and the draft stays as it was.
 bool OptimizeRetention(const Problem& problem, SubgraphCoster& coster, Draft* draft, size_t first,
                        size_t last);
 
@@ -51,9 +54,8 @@ StageRange ChangedStages(const Draft& before, const Draft& after);
 // OptimizeRetention over ChangedStages(before, after): a move that merges, splits or moves ops
 // leaves the retention of the stages around it as it was, which is rarely the best for the new
 // stages. `before` and `after` must be valid and `after` re-costed (RecostChanged, which checks
-// it). Returns true when its total fell; a choice that would leave `after` invalid (a tensor
-// retained and so not written, which a later stage reads again after a recomputation) is not
-// taken.
+// it). Returns true when its total fell; as in OptimizeRetention, a choice that would leave
+// `after` invalid is not taken (checked on the changed stages only, ChangeIsConsistent).
 bool OptimizeChangedRetention(const Problem& problem, SubgraphCoster& coster, const Draft& before,
                               Draft* after);
 

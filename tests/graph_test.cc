@@ -288,8 +288,21 @@ TEST(Bitset, AgreesWithVectorOfBoolOnBothSidesOfTheInlineSize) {
   expect_equal(target, r_large, 2000);
   target = small;
   expect_equal(target, r_small, 100);
+  // A move takes the words along and leaves the empty set behind, on both sides of the inline
+  // size; the empty set can be assigned to again.
   Bitset moved = std::move(large);
   expect_equal(moved, r_large, 2000);
+  EXPECT_TRUE(large == Bitset());
+  EXPECT_EQ(large.Count(), 0);
+  Bitset moved_small = std::move(small);
+  expect_equal(moved_small, r_small, 100);
+  EXPECT_TRUE(small == Bitset());
+  large = std::move(moved);
+  expect_equal(large, r_large, 2000);
+  EXPECT_EQ(moved.words().size(), 0U);
+  Bitset& alias = large;
+  large = std::move(alias);
+  expect_equal(large, r_large, 2000);
   EXPECT_TRUE(Bitset() == Bitset());
   EXPECT_EQ(Bitset().Count(), 0);
 }

@@ -288,7 +288,8 @@ TEST(Retention, TheCheckOfAChangeAgreesWithTheWholeScan) {
 // The program's options see only the next stage (RetentionStaysValid), so after a recomputation
 // it can offer to retain, and so not write, a tensor that a later stage reads again: here P's t,
 // read by Q right after P once a swap brings them together, and again by the stage that
-// recomputes Q. OptimizeChangedRetention must not take that choice.
+// recomputes Q. Neither OptimizeChangedRetention nor OptimizeRetention (over the changed stages
+// or the whole chain) may take that choice.
 TEST(Retention, AChoiceThatALaterStageContradictsIsNotTaken) {
   testing::ProblemBuilder b(/*capacity=*/1 << 20, /*bandwidth=*/10);
   auto t = [&] { return b.Tensor(128, 128); };
@@ -308,22 +309,38 @@ TEST(Retention, AChoiceThatALaterStageContradictsIsNotTaken) {
   search::Draft after = before;
   std::swap(after.stages[1], after.stages[2]);  // {p}, {q}, {s}, {q, r}
   ASSERT_TRUE(search::RecostChanged(problem, coster, before, &after));
-  // Unguarded, the program retains t at P -> Q, which leaves the last stage without it.
-  search::Draft unguarded = after;
-  const search::StageRange range = search::ChangedStages(before, after);
-  ASSERT_TRUE(search::OptimizeRetention(problem, coster, &unguarded, range.first, range.last));
-  EXPECT_EQ(unguarded.stages[0].retained, std::vector<int>{tt});
-  EXPECT_FALSE(search::DraftIsConsistent(problem, unguarded));
-  // Guarded, the draft stays as it was and valid.
+  // The temptation: retaining t at P -> Q saves its store and Q's load, and leaves the last
+  // stage without t.
+  const std::vector<int> keep_t = {tt};
+  const auto p_keeps = coster.Configure(*after.stages[0].plan, keep_t, {});
+  const auto q_reads = coster.Configure(*after.stages[1].plan, after.stages[1].retained, keep_t);
+  ASSERT_TRUE(p_keeps && q_reads);
+  EXPECT_LT(p_keeps->latency + q_reads->latency,
+            after.stages[0].choice.latency + after.stages[1].choice.latency);
+  search::Draft tempting = after;
+  tempting.stages[0].retained = keep_t;
+  EXPECT_FALSE(search::DraftIsConsistent(problem, tempting));
+  // Guarded, the draft stays as it was and valid, whichever entry point runs the program.
   const search::Draft was = after;
-  EXPECT_FALSE(search::OptimizeChangedRetention(problem, coster, before, &after));
-  EXPECT_TRUE(search::DraftIsConsistent(problem, after));
-  EXPECT_EQ(after.total, was.total);
-  for (size_t i = 0; i < after.stages.size(); ++i) {
-    EXPECT_EQ(after.stages[i].retained, was.stages[i].retained) << "stage " << i;
-    EXPECT_EQ(after.stages[i].choice.latency, was.stages[i].choice.latency) << "stage " << i;
-  }
-  EXPECT_TRUE(Evaluate(problem, search::ToSchedule(after), {}).ok());
+  auto expect_unchanged = [&](const search::Draft& draft, const char* entry) {
+    EXPECT_TRUE(search::DraftIsConsistent(problem, draft)) << entry;
+    EXPECT_EQ(draft.total, was.total) << entry;
+    for (size_t i = 0; i < draft.stages.size(); ++i) {
+      EXPECT_EQ(draft.stages[i].retained, was.stages[i].retained) << entry << ", stage " << i;
+      EXPECT_EQ(draft.stages[i].choice.latency, was.stages[i].choice.latency) << entry << ", stage " << i;
+    }
+    EXPECT_TRUE(Evaluate(problem, search::ToSchedule(draft), {}).ok()) << entry;
+  };
+  search::Draft changed = after;
+  EXPECT_FALSE(search::OptimizeChangedRetention(problem, coster, before, &changed));
+  expect_unchanged(changed, "OptimizeChangedRetention");
+  search::Draft window = after;
+  const search::StageRange range = search::ChangedStages(before, after);
+  EXPECT_FALSE(search::OptimizeRetention(problem, coster, &window, range.first, range.last));
+  expect_unchanged(window, "OptimizeRetention over the changed stages");
+  search::Draft chain = after;
+  EXPECT_FALSE(search::OptimizeRetention(problem, coster, &chain, 0, chain.stages.size()));
+  expect_unchanged(chain, "OptimizeRetention over the whole chain");
 }
 
 }  // namespace

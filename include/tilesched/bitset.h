@@ -3,7 +3,8 @@
 //
 // Entry point: Bitset(n) holds ids 0..n-1, all clear; Set / Reset / Test one id, Or / And /
 // Intersects another set of the same size, Count, ForEach over the set ids in increasing order.
-// Up to 1,024 ids it allocates nothing (its words live inside it).
+// Up to 1,024 ids it allocates nothing (its words live inside it). A moved-from set is the
+// empty set (no ids), whatever its size was.
 #ifndef TILESCHED_BITSET_H_
 #define TILESCHED_BITSET_H_
 
@@ -13,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace tilesched {
@@ -22,6 +24,21 @@ class Bitset {
   Bitset() = default;
   explicit Bitset(int n) : size_((static_cast<size_t>(n) + 63) / 64) {
     if (size_ > kInline) heap_.assign(size_, 0);
+  }
+  Bitset(const Bitset&) = default;
+  Bitset& operator=(const Bitset&) = default;
+  // A defaulted move would leave a heap set's size with no words behind it.
+  Bitset(Bitset&& other) noexcept : size_(other.size_), inline_(other.inline_), heap_(std::move(other.heap_)) {
+    other.Clear();
+  }
+  Bitset& operator=(Bitset&& other) noexcept {
+    if (this != &other) {
+      size_ = other.size_;
+      inline_ = other.inline_;
+      heap_ = std::move(other.heap_);
+      other.Clear();
+    }
+    return *this;
   }
   void Set(int i) { data()[static_cast<size_t>(i) / 64] |= uint64_t{1} << (i % 64); }
   void Reset(int i) { data()[static_cast<size_t>(i) / 64] &= ~(uint64_t{1} << (i % 64)); }
@@ -66,6 +83,10 @@ class Bitset {
   // Sets of up to kInline x 64 ids live inside the object, so copying one (the search's states
   // do, for every child) allocates nothing; larger ones on the heap.
   static constexpr size_t kInline = 16;
+  void Clear() {
+    size_ = 0;
+    heap_.clear();
+  }
   uint64_t* data() { return size_ > kInline ? heap_.data() : inline_.data(); }
   const uint64_t* data() const { return size_ > kInline ? heap_.data() : inline_.data(); }
 
