@@ -148,9 +148,19 @@ bool ChooseRetention(const Problem& problem, SubgraphCoster& coster, Draft* draf
   return true;
 }
 
-// Restores stages [first, end) and the total of `draft` from `kept` when `valid` is false.
-bool KeepIfValid(bool valid, const std::vector<Stage>& kept, double kept_total, size_t first, Draft* draft) {
-  if (valid) return true;
+// ChooseRetention, kept only when `valid(*draft)` holds afterwards (its options see only the
+// next stage); otherwise stages [first, last] and the total are restored and it returns false.
+template <typename Valid>
+bool ChooseValidRetention(const Problem& problem, SubgraphCoster& coster, Draft* draft, size_t first, size_t last,
+                          Valid valid) {
+  if (first >= last || last > draft->stages.size()) return false;
+  // What the program may change: the retention and choices of stages first..last, and the total.
+  const size_t end = std::min(last + 1, draft->stages.size());
+  thread_local std::vector<Stage> kept;  // per thread: this runs for every annealing move
+  kept.assign(draft->stages.begin() + static_cast<long>(first), draft->stages.begin() + static_cast<long>(end));
+  const double kept_total = draft->total;
+  if (!ChooseRetention(problem, coster, draft, first, last)) return false;
+  if (valid(*draft)) return true;
   std::copy(kept.begin(), kept.end(), draft->stages.begin() + static_cast<long>(first));
   draft->total = kept_total;
   return false;
@@ -160,14 +170,8 @@ bool KeepIfValid(bool valid, const std::vector<Stage>& kept, double kept_total, 
 
 bool OptimizeRetention(const Problem& problem, SubgraphCoster& coster, Draft* draft, size_t first,
                        size_t last) {
-  if (first >= last || last > draft->stages.size()) return false;
-  const size_t end = std::min(last + 1, draft->stages.size());
-  const std::vector<Stage> kept(draft->stages.begin() + static_cast<long>(first),
-                                draft->stages.begin() + static_cast<long>(end));
-  const double kept_total = draft->total;
-  if (!ChooseRetention(problem, coster, draft, first, last)) return false;
-  // The options see only the next stage; the whole draft must stay valid.
-  return KeepIfValid(DraftIsConsistent(problem, *draft), kept, kept_total, first, draft);
+  return ChooseValidRetention(problem, coster, draft, first, last,
+                              [&](const Draft& chosen) { return DraftIsConsistent(problem, chosen); });
 }
 
 StageRange ChangedStages(const Draft& before, const Draft& after) {
@@ -180,18 +184,10 @@ StageRange ChangedStages(const Draft& before, const Draft& after) {
 bool OptimizeChangedRetention(const Problem& problem, SubgraphCoster& coster, const Draft& before,
                               Draft* after) {
   const StageRange range = ChangedStages(before, *after);
-  if (range.first >= range.last) return false;
-  // What the program may change: the retention and choices of stages first..last, and the total.
-  const size_t end = std::min(range.last + 1, after->stages.size());
-  thread_local std::vector<Stage> kept;  // per thread: this runs for every annealing move
-  kept.assign(after->stages.begin() + static_cast<long>(range.first),
-              after->stages.begin() + static_cast<long>(end));
-  const double kept_total = after->total;
-  if (!ChooseRetention(problem, coster, after, range.first, range.last)) return false;
-  // The options see only the next stage; the whole draft must stay valid (checked on the
-  // changed stages only: `before` is valid).
-  return KeepIfValid(ChangeIsConsistent(problem, before, *after, MatchEnds(before, *after)), kept, kept_total,
-                     range.first, after);
+  // `before` is valid, so only the changed stages need the check.
+  return ChooseValidRetention(problem, coster, after, range.first, range.last, [&](const Draft& chosen) {
+    return ChangeIsConsistent(problem, before, chosen, MatchEnds(before, chosen));
+  });
 }
 
 }  // namespace tilesched::search
